@@ -1,0 +1,104 @@
+#include "trace/syscalls/syscall_table.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace rastro::trace {
+
+namespace {
+
+constexpr SyscallInfo kRows[] = {
+#include "trace/syscalls/syscall_rows.inc"
+};
+
+const std::unordered_map<std::string_view, const SyscallInfo*>& by_name() {
+  static const auto* map = [] {
+    auto* m = new std::unordered_map<std::string_view, const SyscallInfo*>();
+    for (const auto& r : kRows) m->emplace(r.name, &r);
+    return m;
+  }();
+  return *map;
+}
+
+struct ClassName {
+  std::string_view name;
+  uint32_t mask;
+};
+constexpr ClassName kClassNames[] = {
+    {"%file", kClassFile},       {"%desc", kClassDesc},   {"%process", kClassProcess},
+    {"%memory", kClassMemory},   {"%read", kClassRead},   {"%write", kClassWrite},
+    {"%meta", kClassMeta},       {"%namespace", kClassNamespace}, {"%sync", kClassSync},
+    {"fs", kClassFs},
+};
+
+}  // namespace
+
+std::span<const SyscallInfo> all_syscalls() { return kRows; }
+
+const SyscallInfo* syscall_by_nr(int nr) {
+  auto it = std::lower_bound(std::begin(kRows), std::end(kRows), nr,
+                             [](const SyscallInfo& r, int n) { return r.nr < n; });
+  return it != std::end(kRows) && it->nr == nr ? &*it : nullptr;
+}
+
+const SyscallInfo* syscall_by_name(std::string_view name) {
+  const auto& m = by_name();
+  auto it = m.find(name);
+  return it == m.end() ? nullptr : it->second;
+}
+
+std::vector<int> SyscallSet::numbers() const {
+  std::vector<int> out;
+  for (size_t i = 0; i < enabled.size(); ++i)
+    if (enabled[i]) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+bool is_lifecycle(int nr) {
+  const SyscallInfo* s = syscall_by_nr(nr);
+  return s && (s->classes & kClassProcess);
+}
+
+Result<SyscallSet> parse_syscall_set(std::string_view spec) {
+  SyscallSet set;
+  if (spec.empty()) spec = "fs";
+  size_t pos = 0;
+  while (pos <= spec.size()) {
+    size_t comma = spec.find(',', pos);
+    std::string_view item = spec.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    pos = comma == std::string_view::npos ? spec.size() + 1 : comma + 1;
+    if (item.empty()) continue;
+    bool remove = false;
+    if (item.front() == '!') {
+      remove = true;
+      item.remove_prefix(1);
+    }
+    auto apply = [&](int nr) { set.enabled[static_cast<size_t>(nr)] = !remove; };
+    if (item == "all") {
+      set.all = !remove;
+      for (const auto& r : kRows) apply(r.nr);
+      continue;
+    }
+    bool matched = false;
+    for (const auto& c : kClassNames) {
+      if (item == c.name) {
+        for (const auto& r : kRows)
+          if (r.classes & c.mask) apply(r.nr);
+        matched = true;
+      }
+    }
+    if (matched) continue;
+    if (const SyscallInfo* s = syscall_by_name(item)) {
+      apply(s->nr);
+      continue;
+    }
+    return fail(fmt::format("unknown syscall or class '{}' in '{}' (classes: fs, all, %file, %desc, "
+                            "%process, %memory, %read, %write, %meta, %namespace, %sync)",
+                            item, spec));
+  }
+  return set;
+}
+
+}  // namespace rastro::trace
