@@ -1,0 +1,180 @@
+#include "trace/formats/binary/event_columns.h"
+
+#include <array>
+
+#include <fmt/format.h>
+
+#include "trace/formats/binary/varint.h"
+
+namespace rastro::trace::binary {
+namespace {
+
+// Column order in the payload (append only).
+enum Col : size_t {
+  kSeq,        // zigzag(seq - prev_seq - 1): 0 for dense sequences
+  kPid,        // zigzag(pid - prev_pid)
+  kTid,        // zigzag(tid - prev_tid)
+  kBegin,      // zigzag(begin - prev_begin)
+  kDuration,   // zigzag(end - begin)
+  kNr,         // zigzag(nr)
+  kName,       // varint(name)
+  kNargs,      // one byte per event
+  kArgTypes,   // one byte per argument
+  kArgValues,  // zigzag(value - last value seen in the same (slot, type))
+  kArgStrs,    // zigzag(str - last str seen in the same slot)
+  kRvalue,     // zigzag(rvalue)
+  kFlags,      // varint(flags)
+  kExtraMask,  // one byte per event: bit0 planned_ns, bit1 expected_rvalue, bit2 raw_end_ns
+  kExtras,     // zigzag(planned - begin), zigzag(expected_rvalue), zigzag(raw_end - end)
+};
+static_assert(kExtras + 1 == kEventColumns);
+
+constexpr size_t kTypes = static_cast<size_t>(ArgType::kLast) + 1;
+
+struct DeltaState {
+  uint64_t seq = static_cast<uint64_t>(-1);
+  int32_t pid = 0, tid = 0;
+  int64_t begin = 0;
+  std::array<std::array<int64_t, kTypes>, kMaxArgs> value{};
+  std::array<int64_t, kMaxArgs> str{};
+};
+
+}  // namespace
+
+void EventColumnEncoder::encode(std::span<const Event> events, std::string& out) {
+  for (auto& c : cols_) c.clear();
+  DeltaState s;
+  for (const Event& e : events) {
+    put_svarint(cols_[kSeq], static_cast<int64_t>(e.seq - s.seq - 1));
+    put_svarint(cols_[kPid], static_cast<int64_t>(e.pid) - s.pid);
+    put_svarint(cols_[kTid], static_cast<int64_t>(e.tid) - s.tid);
+    // Unsigned subtraction: wraps instead of overflowing for extreme timestamps.
+    put_varint(cols_[kBegin], zigzag(static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) -
+                                                          static_cast<uint64_t>(s.begin))));
+    put_varint(cols_[kDuration], zigzag(static_cast<int64_t>(static_cast<uint64_t>(e.end_ns) -
+                                                             static_cast<uint64_t>(e.begin_ns))));
+    s.seq = e.seq;
+    s.pid = e.pid;
+    s.tid = e.tid;
+    s.begin = e.begin_ns;
+    put_svarint(cols_[kNr], e.nr);
+    put_varint(cols_[kName], e.name);
+    uint8_t nargs = e.nargs > kMaxArgs ? kMaxArgs : e.nargs;
+    cols_[kNargs].push_back(static_cast<char>(nargs));
+    for (size_t i = 0; i < nargs; ++i) {
+      const Arg& a = e.args[i];
+      auto t = static_cast<size_t>(a.type);
+      if (t >= kTypes) t = 0;  // cannot happen for a valid Event; keeps the encoder in bounds
+      cols_[kArgTypes].push_back(static_cast<char>(t));
+      int64_t& last = s.value[i][t];
+      put_varint(cols_[kArgValues], zigzag(static_cast<int64_t>(static_cast<uint64_t>(a.value) -
+                                                               static_cast<uint64_t>(last))));
+      last = a.value;
+      put_svarint(cols_[kArgStrs], static_cast<int64_t>(a.str) - s.str[i]);
+      s.str[i] = a.str;
+    }
+    put_svarint(cols_[kRvalue], e.rvalue);
+    put_varint(cols_[kFlags], e.flags);
+    uint8_t mask = (e.planned_ns != 0 ? 1 : 0) | (e.expected_rvalue != 0 ? 2 : 0) |
+                   (e.raw_end_ns != 0 ? 4 : 0);
+    cols_[kExtraMask].push_back(static_cast<char>(mask));
+    if (mask & 1)
+      put_varint(cols_[kExtras], zigzag(static_cast<int64_t>(static_cast<uint64_t>(e.planned_ns) -
+                                                             static_cast<uint64_t>(e.begin_ns))));
+    if (mask & 2) put_svarint(cols_[kExtras], e.expected_rvalue);
+    if (mask & 4)
+      put_varint(cols_[kExtras], zigzag(static_cast<int64_t>(static_cast<uint64_t>(e.raw_end_ns) -
+                                                             static_cast<uint64_t>(e.end_ns))));
+  }
+  out.clear();
+  for (auto& c : cols_) put_varint(out, c.size());
+  for (auto& c : cols_) out += c;
+}
+
+bool decode_event_columns(std::string_view raw, uint32_t count, size_t nstrings,
+                          std::vector<Event>& out, std::string* why) {
+  auto* p = reinterpret_cast<const uint8_t*>(raw.data());
+  VarintCursor lens(p, p + raw.size());
+  std::array<uint64_t, kEventColumns> len{};
+  uint64_t total = 0;
+  for (auto& l : len) {
+    l = lens.get();
+    total += l;
+    if (lens.bad() || l > raw.size() || total > lens.remaining()) {
+      *why = "events block: column lengths do not fit the payload";
+      return false;
+    }
+  }
+  if (total != lens.remaining()) {
+    *why = "events block: column lengths do not add up to the payload size";
+    return false;
+  }
+  std::array<VarintCursor, kEventColumns> c;
+  const uint8_t* q = p + (raw.size() - lens.remaining());
+  for (size_t i = 0; i < kEventColumns; ++i) {
+    c[i] = VarintCursor(q, q + len[i]);
+    q += len[i];
+  }
+  const size_t old_size = out.size();
+  out.resize(old_size + count);
+  auto fail = [&](std::string msg) {
+    out.resize(old_size);
+    *why = std::move(msg);
+    return false;
+  };
+  DeltaState s;
+  for (uint32_t k = 0; k < count; ++k) {
+    Event& e = out[old_size + k];
+    e.seq = s.seq + 1 + static_cast<uint64_t>(c[kSeq].get_signed());
+    e.pid = static_cast<int32_t>(s.pid + c[kPid].get_signed());
+    e.tid = static_cast<int32_t>(s.tid + c[kTid].get_signed());
+    e.begin_ns = static_cast<int64_t>(static_cast<uint64_t>(s.begin) +
+                                      static_cast<uint64_t>(c[kBegin].get_signed()));
+    e.end_ns = static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) +
+                                    static_cast<uint64_t>(c[kDuration].get_signed()));
+    s.seq = e.seq;
+    s.pid = e.pid;
+    s.tid = e.tid;
+    s.begin = e.begin_ns;
+    e.nr = static_cast<int32_t>(c[kNr].get_signed());
+    uint64_t name = c[kName].get();
+    if (name >= nstrings) return fail(fmt::format("event {}: name id {} is not in the string table", k, name));
+    e.name = static_cast<StrId>(name);
+    uint8_t nargs = c[kNargs].get_byte();
+    if (nargs > kMaxArgs) return fail(fmt::format("event {}: {} arguments (max {})", k, nargs, kMaxArgs));
+    e.nargs = nargs;
+    for (size_t i = 0; i < nargs; ++i) {
+      Arg& a = e.args[i];
+      uint8_t t = c[kArgTypes].get_byte();
+      if (t >= kTypes) return fail(fmt::format("event {}: unknown argument type {}", k, t));
+      a.type = static_cast<ArgType>(t);
+      int64_t& last = s.value[i][t];
+      a.value = static_cast<int64_t>(static_cast<uint64_t>(last) +
+                                     static_cast<uint64_t>(c[kArgValues].get_signed()));
+      last = a.value;
+      int64_t str = s.str[i] + c[kArgStrs].get_signed();
+      if (str < 0 || static_cast<uint64_t>(str) >= nstrings)
+        return fail(fmt::format("event {}: string id {} is not in the string table", k, str));
+      a.str = static_cast<StrId>(str);
+      s.str[i] = str;
+    }
+    e.rvalue = c[kRvalue].get_signed();
+    e.flags = static_cast<uint32_t>(c[kFlags].get());
+    uint8_t mask = c[kExtraMask].get_byte();
+    if (mask > 7) return fail(fmt::format("event {}: bad extras mask {}", k, mask));
+    if (mask & 1)
+      e.planned_ns = static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) +
+                                          static_cast<uint64_t>(c[kExtras].get_signed()));
+    if (mask & 2) e.expected_rvalue = c[kExtras].get_signed();
+    if (mask & 4)
+      e.raw_end_ns = static_cast<int64_t>(static_cast<uint64_t>(e.end_ns) +
+                                          static_cast<uint64_t>(c[kExtras].get_signed()));
+  }
+  for (size_t i = 0; i < kEventColumns; ++i) {
+    if (c[i].bad()) return fail(fmt::format("events block: column {} is shorter than its events", i));
+    if (!c[i].at_end()) return fail(fmt::format("events block: column {} has trailing bytes", i));
+  }
+  return true;
+}
+
+}  // namespace rastro::trace::binary
