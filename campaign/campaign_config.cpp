@@ -1,0 +1,174 @@
+#include "campaign/campaign_config.h"
+
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace rastro::campaign {
+
+namespace {
+
+const std::set<std::string> kTypes = {"rr", "rw", "sr", "sw"};
+const std::set<std::string> kInstruments = {"reference", "strace", "ptrace", "ebpf", "stap"};
+const std::set<std::string> kReplayers = {"workers", "coordinator", "compiled"};
+const std::set<std::string> kOrderings = {"thread", "fs", "temporal"};
+const std::set<std::string> kTimings = {"fullspeed", "timestamp", "think"};
+
+void check_members(const std::vector<std::string>& values, const std::set<std::string>& allowed,
+                   const char* key, const std::string& origin) {
+  if (values.empty()) throw Error(fmt::format("{}: '{}' must not be empty", origin, key));
+  for (const auto& v : values)
+    if (!allowed.count(v) && !(std::string(key) == "timings" && v.rfind("think:", 0) == 0))
+      throw Error(fmt::format("{}: '{}' has unknown value '{}' (allowed: {})", origin, key, v,
+                              fmt::join(allowed, ", ")));
+}
+
+}  // namespace
+
+const char* kind_name(CampaignKind kind) {
+  switch (kind) {
+    case CampaignKind::kCapture: return "capture";
+    case CampaignKind::kReplay: return "replay";
+    case CampaignKind::kMacro: return "macro";
+  }
+  return "?";
+}
+
+nlohmann::json CampaignConfig::to_json() const {
+  return {{"kind", kind_name(kind)},     {"types", types},
+          {"levels", levels},            {"instruments", instruments},
+          {"backgrounds", backgrounds},  {"replicates", replicates},
+          {"ops", ops},                  {"block", block},
+          {"file_size", file_size},      {"pauses_us", pauses_us},
+          {"replayers", replayers},      {"orderings", orderings},
+          {"timings", timings},          {"macro_duration_s", macro_duration_s},
+          {"macro_files", macro_files},  {"macro_capture_instrument", macro_capture_instrument},
+          {"drop_caches", drop_caches},  {"seed", seed},
+          {"retries", retries}};
+}
+
+CampaignConfig config_from_json(const nlohmann::json& j, const std::string& origin) {
+  if (!j.is_object()) throw Error(fmt::format("{}: a campaign definition is a JSON object", origin));
+  CampaignConfig c;
+  if (j.contains("kind")) {
+    std::string k = j.at("kind").is_string() ? j.at("kind").get<std::string>() : "";
+    if (k == "capture") c.kind = CampaignKind::kCapture;
+    else if (k == "replay") c.kind = CampaignKind::kReplay;
+    else if (k == "macro") c.kind = CampaignKind::kMacro;
+    else throw Error(fmt::format("{}: 'kind' must be capture, replay or macro", origin));
+    c = default_config(c.kind);
+  }
+  const std::set<std::string> known = {
+      "kind", "types", "levels", "instruments", "backgrounds", "replicates", "ops", "block",
+      "file_size", "pauses_us", "replayers", "orderings", "timings", "macro_duration_s",
+      "macro_files", "macro_capture_instrument", "drop_caches", "seed", "retries"};
+  for (const auto& [key, value] : j.items())
+    if (!known.count(key))
+      throw Error(fmt::format("{}: unknown factor '{}' (known: {})", origin, key, fmt::join(known, ", ")));
+  auto get = [&](const char* key, auto& out) {
+    if (!j.contains(key)) return;
+    try {
+      j.at(key).get_to(out);
+    } catch (const nlohmann::json::exception&) {
+      throw Error(fmt::format("{}: '{}' has the wrong type", origin, key));
+    }
+  };
+  get("types", c.types);
+  get("levels", c.levels);
+  get("instruments", c.instruments);
+  get("backgrounds", c.backgrounds);
+  get("replicates", c.replicates);
+  get("ops", c.ops);
+  get("block", c.block);
+  get("file_size", c.file_size);
+  get("pauses_us", c.pauses_us);
+  get("replayers", c.replayers);
+  get("orderings", c.orderings);
+  get("timings", c.timings);
+  get("macro_duration_s", c.macro_duration_s);
+  get("macro_files", c.macro_files);
+  get("macro_capture_instrument", c.macro_capture_instrument);
+  get("drop_caches", c.drop_caches);
+  get("seed", c.seed);
+  get("retries", c.retries);
+  check_members(c.types, kTypes, "types", origin);
+  check_members(c.instruments, kInstruments, "instruments", origin);
+  check_members(c.replayers, kReplayers, "replayers", origin);
+  check_members(c.orderings, kOrderings, "orderings", origin);
+  check_members(c.timings, kTimings, "timings", origin);
+  for (int l : c.levels)
+    if (l < 1 || l > 64) throw Error(fmt::format("{}: level {} is outside 1..64", origin, l));
+  for (int b : c.backgrounds)
+    if (b < 0 || b > 64) throw Error(fmt::format("{}: background level {} is outside 0..64", origin, b));
+  for (int p : c.pauses_us)
+    if (p < 0) throw Error(fmt::format("{}: pause {} us is negative", origin, p));
+  if (c.levels.empty() || c.backgrounds.empty() || c.pauses_us.empty())
+    throw Error(fmt::format("{}: levels, backgrounds and pauses_us must not be empty", origin));
+  if (c.replicates < 2) throw Error(fmt::format("{}: replicates must be at least 2 (got {})", origin, c.replicates));
+  if (c.ops < 1 || c.block < 1 || c.file_size < c.block)
+    throw Error(fmt::format("{}: ops and block must be positive and file_size >= block", origin));
+  if (c.retries < 0 || c.retries > 5) throw Error(fmt::format("{}: retries must be 0..5", origin));
+  if (c.macro_duration_s <= 0 || c.macro_files < 1)
+    throw Error(fmt::format("{}: macro_duration_s and macro_files must be positive", origin));
+  return c;
+}
+
+CampaignConfig load_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("{}: cannot open campaign definition", path));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  }
+  return config_from_json(j, path);
+}
+
+CampaignConfig default_config(CampaignKind kind) {
+  CampaignConfig c;
+  c.kind = kind;
+  if (kind == CampaignKind::kReplay) {
+    c.instruments = {"reference"};
+    c.backgrounds = {0};
+    c.pauses_us = {0, 10, 50};
+    c.timings = {"fullspeed", "timestamp"};
+  } else if (kind == CampaignKind::kMacro) {
+    c.types = {"sr"};  // unused by macro runs; kept valid
+    c.levels = {4};
+    c.backgrounds = {0};
+    c.instruments = {"reference", "ebpf"};
+    c.orderings = {"fs"};
+  }
+  return c;
+}
+
+CampaignConfig quick_config(CampaignKind kind) {
+  CampaignConfig c = default_config(kind);
+  c.types = {"sr", "sw"};
+  c.levels = {1, 2};
+  c.replicates = 3;
+  c.ops = 200;
+  c.file_size = 1u << 20;
+  c.backgrounds = {0};
+  c.instruments = kind == CampaignKind::kCapture
+                      ? std::vector<std::string>{"reference", "strace", "ptrace", "ebpf"}
+                      : std::vector<std::string>{"reference"};
+  if (kind == CampaignKind::kReplay) {
+    c.pauses_us = {0};
+    c.timings = {"fullspeed"};
+    c.orderings = {"fs"};
+  }
+  if (kind == CampaignKind::kMacro) {
+    c.levels = {2};
+    c.macro_duration_s = 1;
+    c.macro_files = 50;
+    c.types = {"sr"};
+  }
+  return c;
+}
+
+}  // namespace rastro::campaign

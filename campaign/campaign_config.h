@@ -1,0 +1,50 @@
+// A validation campaign definition (SPEC §6.3): which factors vary, how many replicates, and how
+// big each run is. Stored as a readable JSON file (docs/campaign.md); unknown keys are an error
+// so a typo never silently shrinks a campaign.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rastro::campaign {
+
+enum class CampaignKind { kCapture, kReplay, kMacro };
+
+struct CampaignConfig {
+  CampaignKind kind = CampaignKind::kCapture;
+  std::vector<std::string> types = {"rr", "rw", "sr", "sw"};  // micro workload types
+  std::vector<int> levels = {1, 2, 3, 4};                      // worker threads (load level)
+  std::vector<std::string> instruments = {"reference", "strace", "ptrace", "ebpf", "stap"};
+  std::vector<int> backgrounds = {0, 1};                       // CPU-hog processes during the run
+  int replicates = 10;
+  uint64_t ops = 2000;            // requests per thread
+  uint64_t block = 4096;
+  uint64_t file_size = 16u << 20; // per-thread file
+  std::vector<int> pauses_us = {0};  // pause between requests (replay: 0, 10, 50)
+  // Replay campaigns.
+  std::vector<std::string> replayers = {"workers", "coordinator", "compiled"};
+  std::vector<std::string> orderings = {"fs", "temporal"};
+  std::vector<std::string> timings = {"fullspeed"};  // "timestamp" is used for paused traces
+  // Macro campaigns.
+  double macro_duration_s = 5;
+  int macro_files = 200;
+  std::string macro_capture_instrument = "ebpf";
+  bool drop_caches = true;
+  uint64_t seed = 1;
+  int retries = 1;                // a failed run is retried this many times, then recorded as failed
+
+  nlohmann::json to_json() const;
+};
+
+const char* kind_name(CampaignKind kind);
+// Throws rastro::Error naming `origin` and the offending key or value.
+CampaignConfig config_from_json(const nlohmann::json& j, const std::string& origin);
+CampaignConfig load_config(const std::string& path);
+// Built-in definitions: the full protocol, a quick one for CI, and the demo.
+CampaignConfig default_config(CampaignKind kind);
+CampaignConfig quick_config(CampaignKind kind);
+
+}  // namespace rastro::campaign

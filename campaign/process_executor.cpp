@@ -1,0 +1,304 @@
+// The real run executor: each experiment is a few rastro sub-commands run as child processes,
+// exactly as a user would type them, inside the campaign's work directory.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "campaign/measurement.h"
+#include "campaign/run_executor.h"
+#include "campaign/subprocess.h"
+#include "capture/common/backend.h"
+#include "common/background_load.h"
+#include "common/env_inventory.h"
+#include "common/error.h"
+#include "trace/analysis/concurrency.h"
+#include "trace/io/trace_io.h"
+
+namespace fs = std::filesystem;
+
+namespace rastro::campaign {
+
+namespace {
+
+constexpr double kRunTimeout = 900;  // seconds; a run taking longer is killed and retried
+
+bool is_root() { return geteuid() == 0; }
+
+void drop_caches() {
+  ::sync();
+  std::ofstream out("/proc/sys/vm/drop_caches");
+  out << "3\n";
+}
+
+std::string tail(const std::string& s, size_t n = 600) { return s.size() > n ? "…" + s.substr(s.size() - n) : s; }
+
+// A failed step of a run: becomes the run's recorded error.
+struct StepFailure {
+  std::string message;
+};
+
+void run_step(const std::vector<std::string>& argv, const std::string& what) {
+  ProcessResult r = run_process(argv, kRunTimeout);
+  if (r.timed_out) throw StepFailure{fmt::format("{} timed out after {} s", what, kRunTimeout)};
+  if (r.status != 0)
+    throw StepFailure{fmt::format("{} exited with status {}: {}", what, r.status, tail(r.output))};
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Histogram of the concurrency level (requests in flight at each request's start) of a set of
+// functions: the data behind the capture-vs-replay ECDF (thesis Fig. 6.7).
+nlohmann::json concurrency_histogram(const trace::Trace& t) {
+  std::map<uint32_t, uint64_t> hist;
+  for (uint32_t level : trace::concurrency_levels(t)) ++hist[level];
+  nlohmann::json j = nlohmann::json::object();
+  for (auto [level, count] : hist) j[std::to_string(level)] = count;
+  return j;
+}
+
+Measurement measure(const std::string& type, const ResponseTimes& measured, const ResponseTimes& reference) {
+  if (measured.ns.empty()) throw StepFailure{fmt::format("no {} requests measured", type)};
+  if (reference.ns.empty()) throw StepFailure{fmt::format("no {} requests in the reference trace", type)};
+  Measurement m;
+  m.type = type;
+  m.measured = measured.mean;
+  m.reference = reference.mean;
+  m.reference_u = reference.standard_error();
+  m.extra["n"] = measured.ns.size();
+  m.extra["n_reference"] = reference.ns.size();
+  m.extra["sd"] = measured.sd;
+  return m;
+}
+
+class ProcessExecutor final : public RunExecutor {
+ public:
+  ProcessExecutor(CampaignConfig config, std::string work_dir)
+      : config_(std::move(config)), work_(std::move(work_dir)), self_(self_executable()) {
+    fs::create_directories(work_);
+  }
+
+  std::string unavailable(const std::string& instrument) override {
+    if (instrument == "reference" || instrument == "workers" || instrument == "coordinator") return "";
+    if (instrument == "compiled") {
+      ProcessResult r = run_process({"c++", "--version"}, 30);
+      return r.status == 0 ? "" : "no C++ compiler (c++) to build the compiled replayer";
+    }
+    auto backend = capture::make_backend(instrument);
+    if (!backend) return "unknown instrument";
+    auto missing = backend->missing_requirements();
+    std::string why;
+    for (const auto& m : missing) why += (why.empty() ? "" : "; ") + m;
+    return why;
+  }
+
+  RunOutcome execute(const RunSpec& run) override {
+    RunOutcome outcome;
+    std::string dir = fmt::format("{}/run-{:016x}", work_, std::hash<std::string>{}(run.key));
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir);
+    outcome.environment = collect_environment(dir);
+    std::unique_ptr<BackgroundProcess> load;
+    try {
+      if (run.background > 0)
+        load = std::make_unique<BackgroundProcess>(std::vector<std::string>{
+            self_, "load", "cpu", "--level", std::to_string(run.background), "--duration", "3600"});
+      BackgroundLoadRecorder recorder;
+      recorder.start();
+      if (config_.kind == CampaignKind::kCapture) capture_run(run, dir, outcome);
+      else if (config_.kind == CampaignKind::kReplay) replay_run(run, dir, outcome);
+      else macro_run(run, dir, outcome);
+      outcome.background = recorder.stop({});
+      outcome.background["level"] = run.background;
+      outcome.ok = true;
+    } catch (const StepFailure& f) {
+      outcome.error = f.message;
+    } catch (const std::exception& e) {
+      outcome.error = e.what();
+    }
+    if (load) load->stop();
+    fs::remove_all(dir, ec);  // traces and data files are large; the measurements are stored
+    return outcome;
+  }
+
+ private:
+  std::vector<std::string> micro_args(const RunSpec& run, const std::string& data_dir, uint64_t seed) const {
+    return {self_, "bench", "micro", "--type", run.type, "--threads", std::to_string(run.level),
+            "--ops", std::to_string(config_.ops), "--block", std::to_string(config_.block),
+            "--file-size", std::to_string(config_.file_size), "--pause-us", std::to_string(run.pause_us),
+            "--dir", data_dir, "--seed", std::to_string(seed)};
+  }
+
+  void maybe_drop_caches() const {
+    if (config_.drop_caches && is_root()) drop_caches();
+  }
+
+  uint64_t run_seed(const RunSpec& run) const { return config_.seed * 1000003u + static_cast<uint64_t>(run.replicate) + 1; }
+
+  // Capture: the reference method (the benchmark's own timing) and the instrument measure the
+  // same requests of the same run.
+  void capture_run(const RunSpec& run, const std::string& dir, RunOutcome& outcome) {
+    std::string data = dir + "/data", ref = dir + "/ref.rastro", cap = dir + "/cap.rastro";
+    auto bench = micro_args(run, data, run_seed(run));
+    run_step(concat(bench, {"--prepare-only"}), "workload preparation");
+    maybe_drop_caches();
+    if (run.instrument == "reference") {
+      run_step(concat(bench, {"-o", ref}), "reference workload");
+    } else {
+      run_step(concat(concat({self_, "capture", "-b", run.instrument, "-o", cap, "--"}, bench), {"-o", ref}),
+               run.instrument + " capture");
+    }
+    trace::Trace reference = trace::read_trace(ref);
+    std::string fn = micro_function(run.type);
+    ResponseTimes ref_rt = response_times(reference, {.functions = {fn}});
+    if (run.instrument == "reference") {
+      outcome.measurements.push_back(measure(run.type, ref_rt, ref_rt));
+      return;
+    }
+    trace::Trace captured = trace::read_trace(cap);
+    ResponseTimes cap_rt = response_times(captured, {.functions = {fn}, .tids = threads_issuing(reference, fn)});
+    Measurement m = measure(run.type, cap_rt, ref_rt);
+    m.extra["events_lost"] = captured.header.events_lost;
+    if (cap_rt.ns.size() != ref_rt.ns.size())
+      m.extra["count_mismatch"] = fmt::format("instrument saw {} of {} requests", cap_rt.ns.size(), ref_rt.ns.size());
+    outcome.measurements.push_back(std::move(m));
+  }
+
+  // The original trace a replay cell replays: made once, kept in the work dir (resumable).
+  std::string original_trace(const RunSpec& run) {
+    std::string path = fmt::format("{}/originals/{}-L{}-B{}-P{}.rastro", work_, run.type, run.level, run.background, run.pause_us);
+    if (fs::exists(path)) return path;
+    fs::create_directories(work_ + "/originals");
+    std::string data = work_ + "/originals/data", tmp = path + ".tmp";
+    std::error_code ec;
+    fs::remove_all(data, ec);
+    if (run.type == "fileserver") {
+      run_step(macro_args(run, data, config_.seed, tmp), "original fileserver run");
+    } else {
+      auto bench = micro_args(run, data, config_.seed);
+      run_step(concat(bench, {"--prepare-only"}), "workload preparation");
+      maybe_drop_caches();
+      run_step(concat(bench, {"-o", tmp}), "original workload run");
+    }
+    fs::rename(tmp, path);
+    fs::remove_all(data, ec);
+    return path;
+  }
+
+  std::vector<std::string> macro_args(const RunSpec& run, const std::string& data, uint64_t seed, const std::string& out) const {
+    return {self_, "bench", "macro", "--personality", "fileserver", "--threads", std::to_string(run.level),
+            "--files", std::to_string(config_.macro_files), "--duration", fmt::format("{}", config_.macro_duration_s),
+            "--dir", data, "--seed", std::to_string(seed), "-o", out};
+  }
+
+  // Replays `original` with the run's replayer into `out`; returns the summary JSON.
+  nlohmann::json replay(const RunSpec& run, const std::string& original, const std::string& dir, const std::string& out) {
+    std::string root = dir + "/root", summary = dir + "/summary.json";
+    std::vector<std::string> common = {"--root", root, "--init", "-o", out, "--summary-json", summary};
+    if (config_.drop_caches && is_root()) common.push_back("--drop-caches");
+    if (run.instrument == "compiled") {
+      std::string bin_dir = fmt::format("{}/compiled/{:016x}", work_, std::hash<std::string>{}(original + run.ordering + run.timing));
+      if (!fs::exists(bin_dir + "/replay"))
+        run_step({self_, "compile", "-O", run.ordering, "-T", run.timing, original, "-o", bin_dir, "--build"}, "compile");
+      run_step(concat({bin_dir + "/replay"}, common), "compiled replay");
+    } else {
+      run_step(concat({self_, "replay", "-O", run.ordering, "-T", run.timing, "-e", run.instrument, original}, common),
+               run.instrument + " replay");
+    }
+    std::ifstream in(summary);
+    if (!in) return nlohmann::json::object();
+    try {
+      return nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception&) {
+      throw StepFailure{"replay summary " + summary + " is not valid JSON"};
+    }
+  }
+
+  static void add_replay_extras(Measurement& m, const nlohmann::json& summary) {
+    for (const char* k : {"issue_error_p50_ns", "issue_error_p99_ns", "mismatched", "skipped", "replayed", "wall_ns"})
+      if (summary.contains(k)) m.extra[k] = summary[k];
+  }
+
+  void replay_run(const RunSpec& run, const std::string& dir, RunOutcome& outcome) {
+    std::string original = original_trace(run);
+    trace::Trace orig = trace::read_trace(original);
+    std::string fn = micro_function(run.type);
+    ResponseTimes orig_rt = response_times(orig, {.functions = {fn}});
+    if (run.instrument == "reference") {
+      std::string data = dir + "/data", ref = dir + "/ref.rastro";
+      auto bench = micro_args(run, data, config_.seed);
+      run_step(concat(bench, {"--prepare-only"}), "workload preparation");
+      maybe_drop_caches();
+      run_step(concat(bench, {"-o", ref}), "reference workload");
+      outcome.measurements.push_back(measure(run.type, response_times(trace::read_trace(ref), {.functions = {fn}}), orig_rt));
+      return;
+    }
+    std::string out = dir + "/out.rastro";
+    nlohmann::json summary = replay(run, original, dir, out);
+    trace::Trace replayed = trace::read_trace(out);
+    Measurement m = measure(run.type, response_times(replayed, {.functions = {fn}}), orig_rt);
+    add_replay_extras(m, summary);
+    outcome.measurements.push_back(std::move(m));
+  }
+
+  // Macro (fileserver): read and write response times; capture vs replay concurrency.
+  void macro_run(const RunSpec& run, const std::string& dir, RunOutcome& outcome) {
+    std::string original = original_trace(run);
+    trace::Trace orig = trace::read_trace(original);
+    const std::vector<std::pair<std::string, std::string>> classes = {{"read", "read"}, {"write", "write"}};
+    auto measure_classes = [&](const trace::Trace& measured, const trace::Trace& reference, const std::set<int>& tids,
+                               const nlohmann::json& extra) {
+      for (const auto& [cls, fn] : classes) {
+        Measurement m = measure(cls, response_times(measured, {.functions = {fn}, .tids = tids}),
+                                response_times(reference, {.functions = {fn}}));
+        for (auto& [k, v] : extra.items()) m.extra[k] = v;
+        outcome.measurements.push_back(std::move(m));
+      }
+    };
+    if (run.instrument == "reference" || capture::make_backend(run.instrument)) {
+      std::string data = dir + "/data", ref = dir + "/ref.rastro", cap = dir + "/cap.rastro";
+      auto bench = macro_args(run, data, run_seed(run), ref);
+      maybe_drop_caches();
+      if (run.instrument == "reference") {
+        run_step(bench, "fileserver run");
+        trace::Trace r = trace::read_trace(ref);
+        measure_classes(r, orig, {}, {{"concurrency", concurrency_histogram(r)}});
+      } else {
+        run_step(concat({self_, "capture", "-b", run.instrument, "-o", cap, "--"}, bench), run.instrument + " capture");
+        trace::Trace r = trace::read_trace(ref), c = trace::read_trace(cap);
+        std::set<int> tids;
+        for (const auto& e : r.events) tids.insert(e.tid);
+        measure_classes(c, r, tids, {{"concurrency", concurrency_histogram(c)}, {"events_lost", c.header.events_lost}});
+      }
+      return;
+    }
+    std::string out = dir + "/out.rastro";
+    nlohmann::json summary = replay(run, original, dir, out);
+    trace::Trace replayed = trace::read_trace(out);
+    nlohmann::json extra = {{"concurrency", concurrency_histogram(replayed)},
+                            {"concurrency_original", concurrency_histogram(orig)}};
+    for (const char* k : {"issue_error_p50_ns", "issue_error_p99_ns", "mismatched", "skipped", "replayed"})
+      if (summary.contains(k)) extra[k] = summary[k];
+    measure_classes(replayed, orig, {}, extra);
+  }
+
+  CampaignConfig config_;
+  std::string work_;
+  std::string self_;
+};
+
+}  // namespace
+
+std::unique_ptr<RunExecutor> make_process_executor(const CampaignConfig& config, const std::string& work_dir) {
+  return std::make_unique<ProcessExecutor>(config, work_dir);
+}
+
+}  // namespace rastro::campaign

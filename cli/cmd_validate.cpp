@@ -1,0 +1,63 @@
+// `rastro validate capture|replay|macro`: a validation campaign and its catalogue report.
+#include <csignal>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "campaign/campaign_runner.h"
+#include "campaign/report/catalogue_report.h"
+#include "campaign/run_executor.h"
+#include "cli/command.h"
+#include "campaign/campaign_session.h"
+#include "common/error.h"
+
+namespace rastro::cli {
+
+namespace {
+
+struct ValidateOptions {
+  std::string kind;
+  std::string config_path;
+  bool quick = false;
+  int replicates = 0;
+  uint64_t seed = 0;
+  bool no_progress = false;
+  std::string out;
+};
+
+RegisterCommand reg{{"validate",
+                     "Run a validation campaign (capture, replay or macro): replicated experiments in randomised, "
+                     "resumable order, then the catalogue (JSON, Markdown, HTML with plots)",
+                     130, [](CLI::App& app) {
+  auto o = std::make_shared<ValidateOptions>();
+  app.add_option("KIND", o->kind, "capture | replay | macro")->required()->check(CLI::IsMember({"capture", "replay", "macro"}));
+  app.add_option("--config", o->config_path, "Campaign definition (JSON; see docs/campaign.md)")->check(CLI::ExistingFile);
+  app.add_flag("--quick", o->quick, "Small built-in campaign (types sr,sw; levels 1-2; 3 replicates; tiny runs)");
+  app.add_option("--replicates,-n", o->replicates, "Override the number of replicates per cell")->check(CLI::Range(2, 1000));
+  app.add_option("--seed", o->seed, "Override the seed of the run order and workloads");
+  app.add_flag("--no-progress", o->no_progress, "Do not show the progress bar");
+  app.add_option("-o,--output", o->out, "Output directory (results.sqlite, catalogue.*, index.html); "
+                                         "an interrupted campaign resumes from it")->required();
+  app.callback([o] {
+    campaign::CampaignKind kind = o->kind == "capture" ? campaign::CampaignKind::kCapture
+                                  : o->kind == "replay" ? campaign::CampaignKind::kReplay
+                                                        : campaign::CampaignKind::kMacro;
+    campaign::CampaignConfig config = o->config_path.empty()
+                                          ? (o->quick ? campaign::quick_config(kind) : campaign::default_config(kind))
+                                          : campaign::load_config(o->config_path);
+    if (!o->config_path.empty() && config.kind != kind)
+      throw Error(fmt::format("{}: defines a {} campaign, not {}", o->config_path, campaign::kind_name(config.kind), o->kind));
+    if (o->replicates) config.replicates = o->replicates;
+    if (o->seed) config.seed = o->seed;
+    auto result = campaign::run_campaigns({{config, o->out}}, o->out, !o->no_progress);
+    fmt::print("{}", result.table);
+    fmt::print("catalogue: {}\n", result.files.html);
+    if (result.interrupted) {
+      fmt::print(stderr, "campaign interrupted: run the same command again to resume\n");
+      set_exit_code(130);
+    }
+  });
+}}};
+
+}  // namespace
+}  // namespace rastro::cli

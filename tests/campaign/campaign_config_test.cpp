@@ -1,0 +1,67 @@
+#include "campaign/campaign_config.h"
+
+#include <gtest/gtest.h>
+
+#include "campaign/run_matrix.h"
+#include "common/error.h"
+
+namespace rastro::campaign {
+namespace {
+
+TEST(CampaignConfig, UnknownFactorIsAnErrorNamingIt) {
+  auto j = nlohmann::json::parse(R"({"kind":"capture","replicats":5})");
+  try {
+    config_from_json(j, "c.json");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("replicats"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("c.json"), std::string::npos);
+  }
+}
+
+TEST(CampaignConfig, BadValuesAreRejected) {
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"types":["xx"]})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"replicates":1})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"levels":[0]})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"instruments":["dtrace"]})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"ops":"many"})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"([1,2])"), "c"), Error);
+}
+
+TEST(CampaignConfig, RoundTripsThroughJson) {
+  CampaignConfig c = quick_config(CampaignKind::kReplay);
+  c.seed = 42;
+  CampaignConfig back = config_from_json(c.to_json(), "x");
+  EXPECT_EQ(back.to_json(), c.to_json());
+}
+
+TEST(RunMatrix, ExpandsEveryCombinationOnceInSeededOrder) {
+  CampaignConfig c = quick_config(CampaignKind::kCapture);
+  c.replicates = 3;
+  auto runs = expand_runs(c);
+  EXPECT_EQ(runs.size(), c.types.size() * c.levels.size() * c.instruments.size() * c.backgrounds.size() * 3);
+  std::set<std::string> keys;
+  for (const auto& r : runs) keys.insert(r.key);
+  EXPECT_EQ(keys.size(), runs.size());
+  auto again = expand_runs(c);
+  for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(runs[i].key, again[i].key);
+  c.seed = 2;
+  auto other = expand_runs(c);
+  bool differs = false;
+  for (size_t i = 0; i < runs.size(); ++i) differs |= runs[i].key != other[i].key;
+  EXPECT_TRUE(differs) << "a different seed should give a different run order";
+}
+
+TEST(RunMatrix, ReplayUsesTimestampOnlyForPausedTraces) {
+  CampaignConfig c = default_config(CampaignKind::kReplay);
+  c.types = {"sr"};
+  c.levels = {1};
+  c.replicates = 2;
+  c.replayers = {"workers"};
+  c.orderings = {"fs"};
+  for (const auto& r : expand_runs(c))
+    if (r.instrument == "workers" && r.pause_us == 0) EXPECT_EQ(r.timing, "fullspeed") << r.key;
+}
+
+}  // namespace
+}  // namespace rastro::campaign
