@@ -39,6 +39,8 @@ BinaryReader::BinaryReader(const std::string& path) : path_(path) {
         throw Error(fmt::format("{}: binary format version {} is not supported (this rastro reads "
                                 "1 to {})",
                                 path, version, kBinaryVersion));
+      case FileHeaderCheck::kBadFlags:
+        throw Error(fmt::format("{}: unknown feature flags in the file header", path));
     }
     offset_ = kFileHeaderSize;
     report_.bytes = offset_;
@@ -88,17 +90,18 @@ bool BinaryReader::read_block(BlockHeader* h, std::string_view* raw) {
   block_offset_ = offset_;
   uint8_t hb[kBlockHeaderSize];
   size_t got = 0;
-  if (!read_exact(offset_, hb, sizeof hb, &got)) {
+  bool whole = read_exact(offset_, hb, sizeof hb, &got);
+  if (trailer_ && got > 0) {
+    stop("unexpected data after the trailer block");
+    return false;
+  }
+  if (!whole) {
     if (got != 0)
       stop(fmt::format("truncated block header ({} of {} bytes)", got, kBlockHeaderSize));
     else if (!trailer_)
       stop("the file ends without the trailer block: the writer did not finish (killed, or "
            "still writing)");
     done_ = true;
-    return false;
-  }
-  if (trailer_) {
-    stop("unexpected data after the trailer block");
     return false;
   }
   std::string why;

@@ -35,6 +35,9 @@ FileHeaderCheck check_file_header(std::string_view bytes, uint32_t* version) {
   uint32_t v = get_u32(reinterpret_cast<const uint8_t*>(bytes.data()) + 8);
   if (version) *version = v;
   if (v == 0 || v > kBinaryVersion) return FileHeaderCheck::kBadVersion;
+  // No feature flags are defined yet: a set bit is a file from the future (or a damaged one).
+  if (get_u32(reinterpret_cast<const uint8_t*>(bytes.data()) + 12) != 0)
+    return FileHeaderCheck::kBadFlags;
   return FileHeaderCheck::kOk;
 }
 

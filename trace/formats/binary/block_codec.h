@@ -34,7 +34,7 @@ struct BlockHeader {
 
 std::string file_header();
 
-enum class FileHeaderCheck { kOk, kTooShort, kBadMagic, kBadVersion };
+enum class FileHeaderCheck { kOk, kTooShort, kBadMagic, kBadVersion, kBadFlags };
 // `version` receives the stored version when the magic matches.
 FileHeaderCheck check_file_header(std::string_view bytes, uint32_t* version);
 
