@@ -1,9 +1,16 @@
-// TSV / CSV text traces with the thesis columns `pid tid begin end function args rvalue`
-// (lossless round trip with the binary format). Implemented by the text-format engineer.
+// TSV/CSV text traces (docs/text-format.md): the thesis columns
+//   pid tid begin end function args rvalue
+// followed by the remaining Event fields (flags planned_ns expected_rvalue raw_end_ns seq), so
+// binary -> TSV -> binary is lossless. The first line is a comment carrying the header JSON:
+//   # rastro-trace text 1 {"backend":"ebpf",...}
+//   # strings "" "/etc/passwd" ...          (only when needed to reproduce string ids exactly)
+//   pid  tid  begin  end  function  args  rvalue  flags  planned_ns  expected_rvalue  raw_end_ns  seq
+//   812  812  1000   1900 openat    AT_FDCWD, "/etc/passwd", O_RDONLY|O_CLOEXEC, 0   3  0 0 0 0 0
+// args and rvalue use the strace-like codec of trace/syscalls/arg_format.h. The CSV variant
+// quotes fields as RFC 4180 does.
 #pragma once
 
-#include <istream>
-#include <ostream>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -11,14 +18,15 @@
 
 namespace rastro::trace {
 
-// Writes `trace` as text; `sep` is '\t' (TSV) or ',' (CSV).
+// sep is '\t' (TSV) or ',' (CSV).
 void write_text_trace(std::ostream& out, const Trace& trace, char sep);
 
-// Reads a TSV or CSV trace (separator detected from the content). `name` (the file name) is used
-// in error messages, which name the line and what is wrong; throws rastro::Error.
-Trace read_text_trace(std::istream& in, const std::string& name);
+// Reads a TSV or CSV trace (the separator is taken from the column line). Throws rastro::Error
+// naming `name_for_errors:line` and what is wrong.
+Trace read_text_trace(std::istream& in, const std::string& name_for_errors);
 
-// True when `prefix` (the first bytes of a file) looks like a TSV/CSV trace.
-bool looks_like_text_trace(std::string_view prefix);
+// Sniffing: true when the first bytes look like a text trace written by write_text_trace (or a
+// hand-made one starting with the column line).
+bool looks_like_text_trace(std::string_view first_bytes);
 
 }  // namespace rastro::trace

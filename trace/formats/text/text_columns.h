@@ -1,0 +1,20 @@
+// The column set shared by the text writer and reader (one place, so they cannot drift).
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace rastro::trace::text {
+
+inline constexpr std::string_view kMagic = "# rastro-trace text 1 ";
+inline constexpr std::string_view kStringsLine = "# strings ";
+
+enum Column { kPid, kTid, kBegin, kEnd, kFunction, kArgs, kRvalue, kFlags, kPlanned, kExpected, kRawEnd, kSeq, kNumColumns };
+
+// The first seven are the thesis columns (required when reading); the rest are optional.
+inline constexpr std::array<std::string_view, kNumColumns> kColumnNames = {
+    "pid", "tid", "begin", "end", "function", "args", "rvalue",
+    "flags", "planned_ns", "expected_rvalue", "raw_end_ns", "seq"};
+inline constexpr int kRequiredColumns = 7;
+
+}  // namespace rastro::trace::text
