@@ -1,0 +1,38 @@
+// Per-experiment results, the input of `rastro analyze` (docs/metrology.md).
+//
+// CSV with a header naming at least these columns, in any order (others are ignored):
+//   instrument,type,level,background,replicate,measured,reference,reference_u
+//   strace,RR,1,0,1,10.43,9.87,0.05
+//   reference,RR,1,0,1,9.87,9.87,
+// One row per replicated experiment. `reference_u` may be empty (= 0). Blank lines and lines
+// starting with '#' are skipped. Fields may be double-quoted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rastro::metrology {
+
+inline constexpr const char* kReferenceInstrument = "reference";
+
+struct ExperimentResult {
+  std::string instrument;  // "reference" for the reference's own replicates
+  std::string type;        // workload type: RR, RW, SR, SW, fileserver, ...
+  std::string level;       // load level
+  std::string background;  // background-load level
+  long replicate = 0;
+  double measured = 0;     // measured mean response time
+  double reference = 0;    // reference mean response time
+  double reference_u = 0;  // its standard uncertainty
+  size_t line = 0;         // source line, for messages
+};
+
+// Throws rastro::Error naming file:line and the problem (missing column, non-numeric or
+// non-finite value, negative uncertainty, duplicate replicate in a group).
+std::vector<ExperimentResult> read_results_csv(const std::string& path);
+std::vector<ExperimentResult> parse_results_csv(const std::string& text, const std::string& source);
+
+// Visible for testing: split one CSV line (double quotes, "" escapes).
+std::vector<std::string> split_csv_line(const std::string& line);
+
+}  // namespace rastro::metrology
