@@ -1,0 +1,112 @@
+#include "trace/analysis/condenser.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "trace/syscalls/syscall_table.h"
+
+namespace rastro::trace {
+namespace {
+
+// Accumulates one row; durations are kept for the quantiles.
+struct Acc {
+  LatencyRow row;
+  std::vector<int64_t> durations;
+  double sum = 0;
+
+  void add(const Event& e, uint64_t bytes) {
+    ++row.count;
+    if (e.failed()) ++row.errors;
+    row.bytes += bytes;
+    if (e.flags & kEventUnfinished) {
+      ++row.unfinished;
+      return;
+    }
+    int64_t d = e.duration_ns();
+    durations.push_back(d);
+    sum += static_cast<double>(d);
+  }
+  LatencyRow finish() {
+    std::sort(durations.begin(), durations.end());
+    if (!durations.empty()) {
+      row.mean_ns = sum / static_cast<double>(durations.size());
+      row.p50_ns = quantile_type7(durations, 0.50);
+      row.p99_ns = quantile_type7(durations, 0.99);
+      row.max_ns = durations.back();
+    }
+    durations = {};
+    return std::move(row);
+  }
+};
+
+std::vector<LatencyRow> by_count(std::unordered_map<std::string_view, Acc>& m) {
+  std::vector<LatencyRow> rows;
+  rows.reserve(m.size());
+  for (auto& [k, acc] : m) {
+    acc.row.key = std::string(k);
+    rows.push_back(acc.finish());
+  }
+  std::sort(rows.begin(), rows.end(), [](const LatencyRow& a, const LatencyRow& b) {
+    return a.count != b.count ? a.count > b.count : a.key < b.key;
+  });
+  return rows;
+}
+
+}  // namespace
+
+double quantile_type7(const std::vector<int64_t>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  double h = static_cast<double>(sorted.size() - 1) * p;
+  auto lo = static_cast<size_t>(std::floor(h));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  double frac = h - static_cast<double>(lo);
+  return static_cast<double>(sorted[lo]) +
+         frac * (static_cast<double>(sorted[hi]) - static_cast<double>(sorted[lo]));
+}
+
+uint64_t transferred_bytes(const Event& e) {
+  if (e.rvalue <= 0 || (e.flags & kEventUnfinished)) return 0;
+  const SyscallInfo* s = syscall_by_nr(e.nr);
+  if (!s || s->ret != ReturnKind::kCount || !(s->classes & (kClassRead | kClassWrite))) return 0;
+  return static_cast<uint64_t>(e.rvalue);
+}
+
+std::string_view event_file(const Event& e, const StringTable& strings) {
+  for (int i = 0; i < e.nargs; ++i)
+    if (e.arg(i).type == ArgType::kPath && e.arg(i).str != kNoStr) return strings.get(e.arg(i).str);
+  for (int i = 0; i < e.nargs; ++i)
+    if (e.arg(i).type == ArgType::kFd && e.arg(i).str != kNoStr) return strings.get(e.arg(i).str);
+  return {};
+}
+
+Condensed condense(const Trace& trace) {
+  Acc total;
+  std::unordered_map<std::string_view, Acc> functions, files;
+  std::map<std::pair<int32_t, int32_t>, Acc> threads;
+  for (const Event& e : trace.events) {
+    uint64_t bytes = transferred_bytes(e);
+    total.add(e, bytes);
+    functions[function_name(e, trace.strings)].add(e, bytes);
+    threads[{e.pid, e.tid}].add(e, bytes);
+    std::string_view f = event_file(e, trace.strings);
+    if (!f.empty()) files[f].add(e, bytes);
+  }
+  Condensed c;
+  total.row.key = "total";
+  c.total = total.finish();
+  c.by_function = by_count(functions);
+  c.by_file = by_count(files);
+  for (auto& [k, acc] : threads) {
+    acc.row.pid = k.first;
+    acc.row.tid = k.second;
+    acc.row.key = fmt::format("{}/{}", k.first, k.second);
+    c.by_thread.push_back(acc.finish());
+  }
+  return c;
+}
+
+}  // namespace rastro::trace

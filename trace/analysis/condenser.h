@@ -1,0 +1,52 @@
+// The condenser (seed 003): a trace boiled down to per-function, per-thread and per-file rows of
+// count, bytes, latency (mean / p50 / p99 / max of end - begin) and errors. `rastro stats`
+// prints it.
+//
+// Rules: latency statistics use finished events only (an unfinished call has no end); bytes are
+// the successful return values of data-transfer calls (the read and write classes returning a
+// count); errors are events with rvalue in [-4095, -1]; the file of an event is its first path
+// argument, else the path of its first fd argument, and events with neither have no file row.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/model/trace.h"
+
+namespace rastro::trace {
+
+struct LatencyRow {
+  std::string key;       // function name, "pid/tid", or path
+  int32_t pid = 0;       // thread rows only
+  int32_t tid = 0;       // thread rows only
+  uint64_t count = 0;    // events, unfinished included
+  uint64_t unfinished = 0;
+  uint64_t errors = 0;
+  uint64_t bytes = 0;
+  double mean_ns = 0;    // over finished events; 0 when there are none
+  double p50_ns = 0;     // quantiles as R's quantile(type = 7)
+  double p99_ns = 0;
+  int64_t max_ns = 0;
+};
+
+struct Condensed {
+  LatencyRow total;
+  std::vector<LatencyRow> by_function;  // count descending, then name
+  std::vector<LatencyRow> by_thread;    // pid, tid ascending
+  std::vector<LatencyRow> by_file;      // count descending, then path
+};
+
+Condensed condense(const Trace& trace);
+
+// Bytes moved by a successful data-transfer call, else 0.
+uint64_t transferred_bytes(const Event& e);
+
+// The path an event concerns (see the header comment), or "" when none is known.
+std::string_view event_file(const Event& e, const StringTable& strings);
+
+// Quantile p in [0, 1] of an ascending sample, R's default (type 7) definition:
+// h = (n - 1) p, x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]). 0 for an empty sample.
+double quantile_type7(const std::vector<int64_t>& sorted, double p);
+
+}  // namespace rastro::trace
