@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/background_load.h"
 #include "trace/io/trace_sink.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -23,6 +24,8 @@ struct CaptureOptions {
   bool pin = false;                  // pin tracer and tracee to one CPU (ptrace/strace)
   uint64_t buffer_bytes = 16u << 20; // kernel ring buffer size (ebpf)
   bool quiet = false;
+  // Where backends that see tasks exit note their context switches (may be null).
+  BackgroundLoadRecorder* background_load = nullptr;
 };
 
 class Backend {

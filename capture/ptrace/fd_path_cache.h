@@ -1,0 +1,36 @@
+// fd -> path of traced processes (like `strace -y`), without a readlink per event.
+//
+// A path is read once from /proc/PID/fd/N on first use and kept until the fd may have changed:
+// the tracer reports every call that can *replace* an open fd number (close, close_range, dup2,
+// dup3, fd-returning calls, exec). Calls the tracer does not stop for (memfd_create, eventfd,
+// recvmsg SCM_RIGHTS, ...) can only take a *free* number, which is never cached, so the cache
+// stays right as long as those bookkeeping calls are traced (the seccomp filter always
+// includes them). Processes sharing an fd table without being threads (clone(CLONE_FILES)
+// without CLONE_THREAD) are not tracked as sharing.
+#pragma once
+
+#include <sys/types.h>
+
+#include <unordered_map>
+
+#include "trace/model/string_table.h"
+
+namespace rastro::capture {
+
+class FdPathCache {
+ public:
+  explicit FdPathCache(trace::StringTable& strings) : strings_(strings) {}
+  // The interned path of `fd` in process `tgid` (read through task `tid`), or kNoStr.
+  trace::StrId lookup(pid_t tgid, pid_t tid, int fd);
+  void forget(pid_t tgid, int fd);
+  void forget_range(pid_t tgid, unsigned first, unsigned last);
+  void forget_process(pid_t tgid);
+  uint64_t readlinks() const { return readlinks_; }
+
+ private:
+  trace::StringTable& strings_;
+  std::unordered_map<pid_t, std::unordered_map<int, trace::StrId>> table_;
+  uint64_t readlinks_ = 0;
+};
+
+}  // namespace rastro::capture

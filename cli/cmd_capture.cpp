@@ -1,0 +1,164 @@
+// `rastro capture -b BACKEND [-o T.rastro] [-e trace=SET] [--drop-caches] [--pin] [--buffer SIZE]
+//  (-- CMD ARGS... | -p PID)`: records the FS syscalls of a command (and every process and thread
+// it creates) or of a running process into one uniform trace; exits with the workload's status.
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "capture/common/backend.h"
+#include "capture/common/drop_caches.h"
+#include "capture/common/same_fs_check.h"
+#include "capture/common/stop_signal.h"
+#include "capture/common/workload_launcher.h"
+#include "cli/command.h"
+#include "common/background_load.h"
+#include "common/clock.h"
+#include "common/env_inventory.h"
+#include "common/units.h"
+#include "trace/io/trace_io.h"
+
+namespace {
+
+using rastro::Error;
+namespace capture = rastro::capture;
+
+struct Args {
+  std::string backend;
+  std::string output = "trace.rastro";
+  std::string trace_spec = "fs";
+  bool drop_caches = false;
+  bool pin = false;
+  std::string buffer = "16M";
+  int pid = 0;
+  bool quiet = false;
+  std::vector<std::string> command;
+};
+
+nlohmann::json rusage_delta(const rusage& a, const rusage& b) {
+  return {{"voluntary_ctxt_switches", b.ru_nvcsw - a.ru_nvcsw},
+          {"involuntary_ctxt_switches", b.ru_nivcsw - a.ru_nivcsw},
+          {"max_rss_kib", b.ru_maxrss}};
+}
+
+void run_capture(const Args& a) {
+  auto backend = capture::make_backend(a.backend);
+  if (!backend) {
+    std::string names;
+    for (const auto& n : capture::backend_names()) names += (names.empty() ? "" : ", ") + n;
+    throw Error(fmt::format("capture: unknown backend '{}' (available: {})", a.backend, names), 2);
+  }
+  if (a.command.empty() && a.pid <= 0) throw Error("capture: give a command after '--' or a running process with -p PID", 2);
+  if (!a.command.empty() && a.pid > 0) throw Error("capture: give either a command or -p PID, not both", 2);
+
+  capture::CaptureOptions opts;
+  opts.command = a.command;
+  opts.attach_pid = a.pid;
+  std::string spec = a.trace_spec;
+  if (spec.rfind("trace=", 0) == 0) spec = spec.substr(6);
+  opts.syscalls_spec = spec;
+  auto set = rastro::trace::parse_syscall_set(spec);
+  if (!set) throw Error(fmt::format("capture: -e trace={}: {}", spec, set.error()), 2);
+  opts.syscalls = set.value();
+  opts.drop_caches = a.drop_caches;
+  opts.pin = a.pin;
+  auto buf = rastro::parse_size(a.buffer);
+  if (!buf) throw Error(fmt::format("capture: --buffer {}: {}", a.buffer, buf.error()), 2);
+  opts.buffer_bytes = buf.value();
+  opts.quiet = a.quiet;
+
+  // A command that cannot run is the shell's 127, before anything is created.
+  if (!opts.command.empty()) {
+    auto exe = capture::resolve_command(opts.command[0]);
+    if (!exe) throw Error(fmt::format("capture: {}", exe.error()), 127);
+  }
+  std::vector<std::string> missing = backend->missing_requirements();
+  if (!missing.empty()) {
+    std::string msg = fmt::format("capture -b {}: this machine lacks what the backend needs:", a.backend);
+    for (const auto& m : missing) msg += "\n  - " + m;
+    throw Error(msg, 69);  // EX_UNAVAILABLE
+  }
+
+  std::vector<std::string> traced_paths;
+  for (size_t i = 1; i < opts.command.size(); ++i)
+    if (std::filesystem::exists(opts.command[i])) traced_paths.push_back(opts.command[i]);
+  std::string warning = capture::same_fs_warning(a.output, traced_paths);
+  if (!warning.empty() && !a.quiet) fmt::print(stderr, "rastro: {}\n", warning);
+
+  if (opts.drop_caches) capture::drop_caches().take();
+
+  rastro::trace::TraceHeader header;
+  header.backend = std::string(backend->name());
+  header.settings = {{"syscalls", spec},       {"drop_caches", opts.drop_caches}, {"pin", opts.pin},
+                     {"buffer_bytes", opts.buffer_bytes}, {"attach_pid", opts.attach_pid}};
+  header.command = opts.command;
+  if (opts.attach_pid > 0) header.command = {fmt::format("pid {}", opts.attach_pid)};
+  header.environment = rastro::collect_environment(traced_paths.empty() ? "." : traced_paths.front());
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  header.host = host;
+  utsname u{};
+  ::uname(&u);
+  header.kernel = u.release;
+  auto anchor = rastro::take_clock_anchor();
+  header.anchor_monotonic_ns = anchor.monotonic_ns;
+  header.anchor_realtime_ns = anchor.realtime_ns;
+  std::unique_ptr<rastro::trace::TraceSink> sink = rastro::trace::open_trace_sink(a.output, header);
+
+  rastro::BackgroundLoadRecorder load;
+  opts.background_load = &load;
+  rusage before{}, after{};
+  ::getrusage(RUSAGE_CHILDREN, &before);
+  load.start();
+  int status = 0;
+  {
+    capture::StopSignalScope stop_scope;
+    try {
+      status = backend->run(opts, *sink);
+    } catch (const Error&) {
+      // Keep what was captured readable, then report.
+      sink->header().background_load = load.stop({});
+      sink->finish();
+      throw;
+    }
+    if (capture::stop_requested()) sink->header().extra["stopped_by_signal"] = capture::stop_signal();
+  }
+  nlohmann::json bg = load.stop(opts.attach_pid > 0 ? std::vector<int>{opts.attach_pid} : std::vector<int>{});
+  ::getrusage(RUSAGE_CHILDREN, &after);
+  bg["reaped_children_rusage"] = rusage_delta(before, after);
+  auto& h = sink->header();
+  h.background_load = bg;
+  h.extra["workload_exit_status"] = status;
+  const uint64_t captured = h.events_captured, lost = h.events_lost;
+  const std::string reasons = h.lost_reasons.dump();
+  sink->finish();
+  if (lost > 0)
+    fmt::print(stderr, "rastro: capture -b {}: LOST {} events ({}); {} captured in {}\n", a.backend, lost, reasons,
+               captured, a.output);
+  else if (!a.quiet)
+    fmt::print(stderr, "rastro: capture -b {}: {} events, 0 lost, in {}\n", a.backend, captured, a.output);
+  rastro::cli::set_exit_code(status);
+}
+
+rastro::cli::RegisterCommand reg{
+    {"capture", "Capture the FS syscalls of a command or process (strace, ptrace, ebpf, stap backends)", 60,
+     [](CLI::App& app) {
+       auto a = std::make_shared<Args>();
+       app.add_option("-b,--backend", a->backend, "Instrument: strace, ptrace, ebpf or stap")->required();
+       app.add_option("-o,--output", a->output, "Trace file (.rastro binary, .tsv, .csv)")->capture_default_str();
+       app.add_option("-e", a->trace_spec, "Syscalls: trace=fs (default), trace=all, or a list like trace=openat,read,%sync")
+           ->capture_default_str();
+       app.add_flag("--drop-caches", a->drop_caches, "sync and drop page/dentry/inode caches before starting (root)");
+       app.add_flag("--pin", a->pin, "Pin tracer and workload to one CPU (ptrace, strace)");
+       app.add_option("--buffer", a->buffer, "Kernel ring-buffer size (ebpf), e.g. 16M")->capture_default_str();
+       app.add_option("-p,--pid", a->pid, "Trace a running process (and its future children)");
+       app.add_flag("-q,--quiet", a->quiet, "No summary line");
+       app.add_option("command", a->command, "Command to run (after --)");
+       app.callback([a] { run_capture(*a); });
+     }}};
+
+}  // namespace

@@ -1,0 +1,276 @@
+// Root-only runtime suite for the eBPF backend: it loads the BPF programs, captures a
+// deterministic workload (this test binary re-executed in a workload mode) and checks the trace
+// against what the workload did. Skipped, with the reason, only where BPF cannot be loaded.
+#include "capture/ebpf/ebpf_backend.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/clock.h"
+#include "trace/io/trace_sink.h"
+#include "trace/syscalls/syscall_table.h"
+
+namespace {
+
+constexpr int kOpsPerThread = 25;  // pwrite64 and pread64 calls per thread
+constexpr int kUmaskCalls = 20000;
+
+// ---- workload mode: this binary re-executed with RASTRO_EBPF_WORKLOAD set ----------------------
+// Raw syscalls so the trace shows exactly these numbers whatever libc does.
+
+void thread_work(const std::string& dir, int proc, int thr, std::ofstream* report, std::mutex* mu) {
+  std::string path = dir + "/p" + std::to_string(proc) + "_t" + std::to_string(thr);
+  std::string renamed = path + ".renamed";
+  char buf[100];
+  std::memset(buf, 'x', sizeof buf);
+  long fd = ::syscall(SYS_openat, AT_FDCWD, path.c_str(), O_CREAT | O_RDWR | O_TRUNC, 0644);
+  for (int i = 0; i < kOpsPerThread; ++i) ::syscall(SYS_pwrite64, fd, buf, sizeof buf, i * 100L);
+  for (int i = 0; i < kOpsPerThread; ++i) ::syscall(SYS_pread64, fd, buf, sizeof buf, i * 100L);
+  ::syscall(SYS_fsync, fd);
+  ::syscall(SYS_close, fd);
+  ::syscall(SYS_rename, path.c_str(), renamed.c_str());
+  ::syscall(SYS_unlink, renamed.c_str());
+  std::lock_guard<std::mutex> lock(*mu);
+  *report << ::getpid() << ' ' << ::syscall(SYS_gettid) << ' ' << fd << ' ' << path << '\n';
+}
+
+void process_work(const std::string& dir, const std::string& report_dir, int proc) {
+  std::ofstream report(report_dir + "/report" + std::to_string(proc));
+  std::mutex mu;
+  std::thread a(thread_work, dir, proc, 0, &report, &mu);
+  std::thread b(thread_work, dir, proc, 1, &report, &mu);
+  a.join();
+  b.join();
+}
+
+int run_workload_if_asked() {
+  const char* mode = std::getenv("RASTRO_EBPF_WORKLOAD");
+  if (mode == nullptr) return 0;
+  std::string m = mode;
+  if (m == "umask") {
+    for (int i = 0; i < kUmaskCalls; ++i) ::syscall(SYS_umask, 022);
+    std::_Exit(0);
+  }
+  if (m == "fs") {
+    std::string dir = std::getenv("RASTRO_EBPF_DIR");
+    std::string report_dir = std::getenv("RASTRO_EBPF_REPORT");
+    pid_t child = ::fork();
+    if (child == 0) {
+      process_work(dir, report_dir, 1);
+      std::_Exit(0);
+    }
+    process_work(dir, report_dir, 0);
+    int st = 0;
+    ::waitpid(child, &st, 0);
+    std::_Exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+  }
+  std::_Exit(2);
+}
+
+[[maybe_unused]] const int g_workload = run_workload_if_asked();
+
+// ---- test side ----------------------------------------------------------------------------------
+
+std::string self_exe() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+std::string make_temp_dir(const char* tag) {
+  std::string tmpl = std::string("/tmp/rastro_ebpf_") + tag + "_XXXXXX";
+  char* d = ::mkdtemp(tmpl.data());
+  if (d == nullptr) return {};
+  char real[PATH_MAX];
+  return ::realpath(d, real) ? std::string(real) : std::string(d);
+}
+
+class EbpfBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    rastro::capture::ebpf::EbpfBackend probe;
+    auto missing = probe.missing_requirements();
+    if (!missing.empty()) {
+      std::string why;
+      for (auto& m : missing) why += m + "; ";
+      std::printf("eBPF unavailable here: %s\n", why.c_str());
+      GTEST_SKIP() << "eBPF unavailable: " << why;
+    }
+  }
+
+  rastro::capture::CaptureOptions options(const std::string& spec, std::vector<std::string> env) {
+    rastro::capture::CaptureOptions o;
+    o.command = {"/usr/bin/env"};
+    for (auto& e : env) o.command.push_back(e);
+    o.command.push_back(self_exe());
+    o.syscalls_spec = spec;
+    o.syscalls = rastro::trace::parse_syscall_set(spec).take();
+    o.quiet = true;
+    return o;
+  }
+};
+
+int nr_of(const char* name) { return rastro::trace::syscall_by_name(name)->nr; }
+
+TEST_F(EbpfBackendTest, CapturesTwoProcessesTimesTwoThreadsExactly) {
+  std::string dir = make_temp_dir("fs");
+  std::string report_dir = make_temp_dir("report");
+  ASSERT_FALSE(dir.empty());
+  auto opts = options("fs", {"RASTRO_EBPF_WORKLOAD=fs", "RASTRO_EBPF_DIR=" + dir, "RASTRO_EBPF_REPORT=" + report_dir});
+  rastro::trace::MemorySink sink;
+  rastro::capture::ebpf::EbpfBackend backend;
+  int64_t t0 = rastro::monotonic_ns();
+  int status = backend.run(opts, sink);
+  int64_t t1 = rastro::monotonic_ns();
+  ASSERT_EQ(status, 0);
+  const auto& trace = sink.trace();
+  const auto& strings = trace.strings;
+  EXPECT_EQ(trace.header.backend, "ebpf");
+  EXPECT_EQ(trace.header.events_lost, 0u);
+  EXPECT_EQ(trace.header.events_captured, trace.events.size());
+
+  // What the workload says it did: pid tid fd path, one line per thread.
+  struct Reported {
+    int pid, tid;
+    long fd;
+  };
+  std::map<std::string, Reported> reported;
+  for (int p = 0; p < 2; ++p) {
+    std::ifstream in(report_dir + "/report" + std::to_string(p));
+    Reported r{};
+    std::string path;
+    while (in >> r.pid >> r.tid >> r.fd >> path) reported[path] = r;
+  }
+  ASSERT_EQ(reported.size(), 4u);
+
+  // Per (tid, function) counts of the calls touching our directory, plus argument checks.
+  std::map<std::pair<int, std::string>, int> counts;
+  std::set<int> pids, tids;
+  for (const auto& e : trace.events) {
+    EXPECT_LE(e.begin_ns, e.end_ns);
+    EXPECT_GE(e.begin_ns, t0);
+    EXPECT_LE(e.end_ns, t1);
+    const rastro::trace::SyscallInfo* info = rastro::trace::syscall_by_nr(e.nr);
+    if (info == nullptr) continue;
+    bool ours = false;
+    for (int i = 0; i < e.nargs; ++i)
+      if (strings.get(e.args[static_cast<size_t>(i)].str).rfind(dir + "/", 0) == 0) ours = true;
+    if (!ours) continue;
+    counts[{e.tid, std::string(info->name)}]++;
+    pids.insert(e.pid);
+    tids.insert(e.tid);
+    if (e.nr == nr_of("pwrite64") || e.nr == nr_of("pread64")) {
+      std::string path(strings.get(e.args[0].str));
+      ASSERT_TRUE(reported.count(path)) << path;
+      const Reported& r = reported[path];
+      EXPECT_EQ(e.pid, r.pid);
+      EXPECT_EQ(e.tid, r.tid);
+      EXPECT_EQ(e.args[0].value, r.fd);
+      EXPECT_EQ(e.args[1].value, 0);
+      EXPECT_EQ(e.args[2].value, 100);
+      EXPECT_EQ(e.args[3].value % 100, 0);
+      EXPECT_EQ(e.rvalue, 100);
+    }
+    if (e.nr == nr_of("openat")) {
+      EXPECT_EQ(e.args[0].value, -100);  // AT_FDCWD
+      const Reported& r = reported[std::string(strings.get(e.args[1].str))];
+      EXPECT_EQ(e.rvalue, r.fd);
+      EXPECT_EQ(e.args[3].value, 0644);
+    }
+    if (e.nr == nr_of("rename")) {
+      EXPECT_EQ(std::string(strings.get(e.args[1].str)), std::string(strings.get(e.args[0].str)) + ".renamed");
+      EXPECT_EQ(e.rvalue, 0);
+    }
+  }
+  EXPECT_EQ(pids.size(), 2u);  // the forked child is followed
+  EXPECT_EQ(tids.size(), 4u);  // and both threads of each process
+  for (const auto& [path, r] : reported) {
+    EXPECT_EQ((counts[{r.tid, "openat"}]), 1) << path;
+    EXPECT_EQ((counts[{r.tid, "pwrite64"}]), kOpsPerThread) << path;
+    EXPECT_EQ((counts[{r.tid, "pread64"}]), kOpsPerThread) << path;
+    EXPECT_EQ((counts[{r.tid, "fsync"}]), 1) << path;
+    EXPECT_EQ((counts[{r.tid, "close"}]), 1) << path;
+    EXPECT_EQ((counts[{r.tid, "rename"}]), 1) << path;
+    EXPECT_EQ((counts[{r.tid, "unlink"}]), 1) << path;
+  }
+
+  // Lifecycle: the workload's own execve (only the successful one, from exec on), the fork of
+  // the second process, thread creation, and exit_group of both processes.
+  int execs = 0, exit_groups = 0;
+  std::set<int64_t> clone_results;
+  for (const auto& e : trace.events) {
+    if (e.nr == nr_of("execve")) ++execs;
+    if (e.nr == nr_of("exit_group")) ++exit_groups;
+    if ((e.nr == nr_of("clone") || e.nr == nr_of("clone3")) && e.rvalue > 0) clone_results.insert(e.rvalue);
+  }
+  EXPECT_EQ(execs, 2);  // /usr/bin/env, then the test binary
+  EXPECT_EQ(exit_groups, 2);
+  int child_pid = 0;
+  for (auto& [p, r] : reported)
+    if (r.pid != *pids.begin() || child_pid == 0) child_pid = std::max(child_pid, r.pid);
+  for (auto& [p, r] : reported)
+    if (r.pid != r.tid || r.pid == child_pid) EXPECT_TRUE(clone_results.count(r.tid)) << "no clone returned " << r.tid;
+  std::system(("rm -rf " + dir + " " + report_dir).c_str());
+}
+
+TEST_F(EbpfBackendTest, NoLossWithADefaultRing) {
+  auto opts = options("umask", {"RASTRO_EBPF_WORKLOAD=umask"});
+  rastro::trace::MemorySink sink;
+  rastro::capture::ebpf::EbpfBackend backend;
+  ASSERT_EQ(backend.run(opts, sink), 0);
+  const auto& h = sink.trace().header;
+  EXPECT_EQ(h.events_lost, 0u);
+  EXPECT_EQ(h.events_captured, static_cast<uint64_t>(kUmaskCalls));
+  EXPECT_EQ(sink.trace().events.size(), static_cast<size_t>(kUmaskCalls));
+}
+
+TEST_F(EbpfBackendTest, TinyRingLosesEventsAndCountsEveryOne) {
+  auto opts = options("umask", {"RASTRO_EBPF_WORKLOAD=umask"});
+  opts.buffer_bytes = 4096;
+  rastro::trace::MemorySink sink;
+  rastro::capture::ebpf::EbpfBackend backend({.consumer_delay_ms = 300});
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(backend.run(opts, sink), 0);
+  std::string err = testing::internal::GetCapturedStderr();
+  const auto& h = sink.trace().header;
+  EXPECT_GT(h.events_lost, 0u);
+  EXPECT_EQ(h.lost_reasons.value("ringbuf_full", uint64_t{0}), h.events_lost);
+  EXPECT_EQ(h.events_captured + h.events_lost, static_cast<uint64_t>(kUmaskCalls));
+  EXPECT_EQ(sink.trace().events.size(), h.events_captured);
+  EXPECT_EQ(h.settings["ebpf"]["ring_bytes"], 4096);
+  EXPECT_NE(err.find("event(s) lost"), std::string::npos) << err;
+}
+
+TEST_F(EbpfBackendTest, UnknownCommandFailsLikeAShell) {
+  rastro::capture::CaptureOptions o;
+  o.command = {"/nonexistent/rastro-no-such-command"};
+  o.syscalls = rastro::trace::parse_syscall_set("fs").take();
+  rastro::trace::MemorySink sink;
+  rastro::capture::ebpf::EbpfBackend backend;
+  try {
+    backend.run(o, sink);
+    FAIL() << "expected an error";
+  } catch (const rastro::Error& e) {
+    EXPECT_EQ(e.exit_code(), 127);
+  }
+}
+
+}  // namespace

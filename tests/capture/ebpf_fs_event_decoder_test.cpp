@@ -1,0 +1,199 @@
+// Decoding of hand-made fs_events.bpf.c records (no BPF needed).
+#include "capture/ebpf/fs_event_decoder.h"
+
+#include <linux/types.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "capture/ebpf/fs_events.h"
+
+namespace rastro::capture::ebpf {
+namespace {
+
+struct RecordBuilder {
+  fs_event ev{};
+  std::string data;
+  RecordBuilder(int nr, int64_t ret) {
+    ev.nr = nr;
+    ev.ret = ret;
+    ev.pid = 100;
+    ev.tid = 101;
+    ev.begin_ns = 1000;
+    ev.end_ns = 1500;
+  }
+  RecordBuilder& arg(int k, uint64_t v) {
+    ev.args[k] = v;
+    return *this;
+  }
+  RecordBuilder& str(int k, int kind, const std::string& bytes) {
+    ev.strs[ev.nstrs] = {static_cast<__u8>(k), static_cast<__u8>(kind), static_cast<__u16>(bytes.size())};
+    ++ev.nstrs;
+    data += bytes;
+    return *this;
+  }
+  std::vector<std::byte> bytes() {
+    ev.str_bytes = static_cast<__u32>(data.size());
+    std::vector<std::byte> out(sizeof ev + data.size());
+    std::memcpy(out.data(), &ev, sizeof ev);
+    std::memcpy(out.data() + sizeof ev, data.data(), data.size());
+    return out;
+  }
+};
+
+TEST(EbpfFsEventDecoder, PwriteWithFdPathRebuiltFromLeafFirstComponents) {
+  trace::StringTable strings;
+  DecodeCounters c;
+  RecordBuilder b(18, 100);
+  b.arg(0, 3).arg(1, 0x7fff0000).arg(2, 100).arg(3, 4096);
+  b.str(0, FS_STR_FDPATH, std::string("data.bin\0work\0tmp\0", 18));
+  auto rec = b.bytes();
+  auto e = decode_fs_event(rec, strings, c);
+  ASSERT_TRUE(e.ok()) << e.error();
+  EXPECT_EQ(e->nr, 18);
+  EXPECT_EQ(e->pid, 100);
+  EXPECT_EQ(e->tid, 101);
+  EXPECT_EQ(e->begin_ns, 1000);
+  EXPECT_EQ(e->end_ns, 1500);
+  EXPECT_EQ(e->rvalue, 100);
+  ASSERT_EQ(e->nargs, 4);
+  EXPECT_EQ(e->args[0].type, trace::ArgType::kFd);
+  EXPECT_EQ(e->args[0].value, 3);
+  EXPECT_EQ(strings.get(e->args[0].str), "/tmp/work/data.bin");
+  EXPECT_EQ(e->args[1].type, trace::ArgType::kBuf);
+  EXPECT_EQ(e->args[1].value, 0);  // buffers are never recorded
+  EXPECT_EQ(e->args[2].value, 100);
+  EXPECT_EQ(e->args[3].value, 4096);
+}
+
+TEST(EbpfFsEventDecoder, RenameWithTwoPathsAndNegativeErrno) {
+  trace::StringTable strings;
+  DecodeCounters c;
+  RecordBuilder b(82, -2);
+  b.str(0, FS_STR_PATH, std::string("a/old\0", 6)).str(1, FS_STR_PATH, std::string("/abs/new\0", 9));
+  auto rec = b.bytes();
+  auto e = decode_fs_event(rec, strings, c);
+  ASSERT_TRUE(e.ok()) << e.error();
+  EXPECT_EQ(e->rvalue, -2);
+  EXPECT_TRUE(e->failed());
+  EXPECT_EQ(strings.get(e->args[0].str), "a/old");
+  EXPECT_EQ(strings.get(e->args[1].str), "/abs/new");
+}
+
+TEST(EbpfFsEventDecoder, OpenatKeepsAtFdcwdAndZeroComponentsMeanRoot) {
+  trace::StringTable strings;
+  DecodeCounters c;
+  RecordBuilder b(257, 5);
+  b.arg(0, static_cast<uint64_t>(-100)).arg(2, 0x241).arg(3, 0644);
+  b.str(1, FS_STR_PATH, std::string("f\0", 2));
+  auto rec = b.bytes();
+  auto e = decode_fs_event(rec, strings, c);
+  ASSERT_TRUE(e.ok()) << e.error();
+  EXPECT_EQ(e->args[0].value, -100);
+  EXPECT_EQ(e->args[0].str, trace::kNoStr);
+  EXPECT_EQ(e->args[2].value, 0x241);
+  EXPECT_EQ(e->args[3].value, 0644);
+
+  RecordBuilder root(81, 0);  // fchdir on an fd of "/": no component above the root
+  root.arg(0, 4).str(0, FS_STR_FDPATH, "");
+  auto rec2 = root.bytes();
+  auto e2 = decode_fs_event(rec2, strings, c);
+  ASSERT_TRUE(e2.ok()) << e2.error();
+  EXPECT_EQ(strings.get(e2->args[0].str), "/");
+}
+
+TEST(EbpfFsEventDecoder, ExitGroupIsCompleteAtEntryButAKilledCallIsUnfinished) {
+  trace::StringTable strings;
+  DecodeCounters c;
+  RecordBuilder b(231, 0);
+  b.arg(0, 3);
+  b.ev.flags = FS_EV_UNFINISHED;
+  auto rec = b.bytes();
+  auto e = decode_fs_event(rec, strings, c);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->end_ns, e->begin_ns);
+  EXPECT_EQ(e->flags & trace::kEventUnfinished, 0u);
+  EXPECT_EQ(c.unfinished, 0u);
+
+  RecordBuilder r(0, 0);  // read, killed while blocked
+  r.ev.flags = FS_EV_UNFINISHED;
+  auto rec2 = r.bytes();
+  auto e2 = decode_fs_event(rec2, strings, c);
+  ASSERT_TRUE(e2.ok());
+  EXPECT_NE(e2->flags & trace::kEventUnfinished, 0u);
+  EXPECT_EQ(c.unfinished, 1u);
+}
+
+TEST(EbpfFsEventDecoder, PipeFdPairOnlyOnSuccess) {
+  trace::StringTable strings;
+  DecodeCounters c;
+  RecordBuilder ok(22, 0);
+  ok.arg(0, 3u | (4ull << 32));
+  auto rec = ok.bytes();
+  auto e = decode_fs_event(rec, strings, c);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->args[0].value, static_cast<int64_t>(3u | (4ull << 32)));
+  RecordBuilder bad(22, -24);
+  bad.arg(0, 0x7fff1234);  // the pointer, not a pair
+  auto rec2 = bad.bytes();
+  auto e2 = decode_fs_event(rec2, strings, c);
+  ASSERT_TRUE(e2.ok());
+  EXPECT_EQ(e2->args[0].value, 0);
+}
+
+TEST(EbpfFsEventDecoder, UnknownSyscallKeepsRawRegistersAndName) {
+  trace::StringTable strings;
+  DecodeCounters c;
+  RecordBuilder b(39, 1234);  // getpid: not in the table
+  b.arg(0, 7);
+  auto rec = b.bytes();
+  auto e = decode_fs_event(rec, strings, c);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->nr, 39);
+  EXPECT_EQ(strings.get(e->name), "syscall_39");
+  EXPECT_EQ(e->nargs, 6);
+  EXPECT_EQ(e->args[0].value, 7);
+}
+
+TEST(EbpfFsEventDecoder, FlagsAreCounted) {
+  trace::StringTable strings;
+  DecodeCounters c;
+  RecordBuilder b(2, -14);
+  b.ev.flags = FS_EV_STR_UNREADABLE | FS_EV_STR_TRUNCATED | FS_EV_FDPATH_UNKNOWN | FS_EV_FDPATH_TRUNCATED;
+  auto rec = b.bytes();
+  ASSERT_TRUE(decode_fs_event(rec, strings, c).ok());
+  EXPECT_EQ(c.unreadable_strings, 1u);
+  EXPECT_EQ(c.truncated_strings, 1u);
+  EXPECT_EQ(c.unknown_fd_paths, 1u);
+  EXPECT_EQ(c.truncated_fd_paths, 1u);
+}
+
+TEST(EbpfFsEventDecoder, MalformedRecordsAreRejectedWithTheReason) {
+  trace::StringTable strings;
+  DecodeCounters c;
+  std::vector<std::byte> tiny(10);
+  auto e = decode_fs_event(tiny, strings, c);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().find("shorter than"), std::string::npos);
+
+  RecordBuilder b(87, 0);
+  b.str(0, FS_STR_PATH, std::string("x\0", 2));
+  auto rec = b.bytes();
+  rec.pop_back();  // str_bytes now overruns the record
+  e = decode_fs_event(rec, strings, c);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().find("overruns"), std::string::npos);
+
+  RecordBuilder bad_arg(87, 0);  // unlink has one argument
+  bad_arg.str(3, FS_STR_PATH, std::string("x\0", 2));
+  auto rec2 = bad_arg.bytes();
+  e = decode_fs_event(rec2, strings, c);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().find("argument 3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rastro::capture::ebpf
