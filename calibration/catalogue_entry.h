@@ -18,12 +18,12 @@
 #include "calibration/curve_fit.h"
 #include "metrology/bias_significance.h"
 #include "metrology/experiment_result.h"
-#include "metrology/f_test.h"
+#include "metrology/f_ratio.h"
 #include "metrology/outliers.h"
 #include "metrology/qq_plot.h"
 #include "metrology/shapiro_wilk.h"
 #include "metrology/uncertainty.h"
-#include "metrology/welch_t_test.h"
+#include "metrology/welch_t.h"
 
 namespace rastro::calibration {
 

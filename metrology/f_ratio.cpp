@@ -1,4 +1,4 @@
-#include "metrology/f_test.h"
+#include "metrology/f_ratio.h"
 
 #include <algorithm>
 

@@ -1,3 +1,4 @@
+// (Named f_ratio, not f_test: the build globs *_test.cpp out of libraries as test sources.)
 // F-test comparing an instrument's precision with the reference's (SPEC §6.1, thesis §5.1.3):
 //   F = s_B² / s_A²  with (n_B − 1, n_A − 1) degrees of freedom,
 // B = the instrument under validation, A = the reference. Two-sided critical values

@@ -1,4 +1,4 @@
-#include "metrology/welch_t_test.h"
+#include "metrology/welch_t.h"
 
 #include <cmath>
 

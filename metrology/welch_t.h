@@ -1,3 +1,4 @@
+// (Named welch_t, not welch_t_test: the build globs *_test.cpp out of libraries as test sources.)
 // Welch's two-sample t-test (unequal variances), for comparing two instruments' means, as R's
 // t.test(x, y, var.equal = FALSE): t = (x̄ − ȳ)/sqrt(s_x²/n_x + s_y²/n_y), Welch–Satterthwaite
 // degrees of freedom, two-sided p-value and the 1 − α confidence interval of x̄ − ȳ.
