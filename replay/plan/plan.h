@@ -3,6 +3,7 @@
 // built, never the replayers (thesis §2.4.2).
 #pragma once
 
+#include <cstddef>  // (trace/model/event.h uses size_t without it)
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,13 +24,31 @@ struct Dep {
   EdgeKind kind;
 };
 
+// What an engine does with a request (decided from the syscall table classes). Every traced
+// event is a request so that thread order and counts stay exact; engines issue only kReplay and
+// count the others by action (and by syscall name) as skipped, marking them complete at once.
+enum class RequestAction : uint8_t {
+  kReplay,          // a file-system call the engine issues
+  kSkipUnknown,     // syscall not in the syscall table
+  kSkipMemory,      // mmap family (%memory): nothing to replay without the memory accesses
+  kSkipUnfinished,  // never returned within the trace
+  kLifecycle,       // clone/fork/exec/exit: the plan's threads stand for them
+};
+inline constexpr int kRequestActions = 5;
+
 struct Request {
   uint32_t event;        // index into Plan::trace.events
   uint32_t thread;       // index into Plan::threads
   uint32_t deps_begin;   // this request's dependencies are deps[deps_begin, deps_begin+deps_count)
   uint32_t deps_count;
   int64_t trace_begin_ns;  // begin/end relative to the first event's begin
-  int64_t trace_end_ns;
+  int64_t trace_end_ns;    // (= begin for unfinished calls)
+  // Added by inference (note for the engines): the action, and the call's path arguments resolved
+  // to absolute, lexically normalised traced paths (traced cwd from chdir/fchdir, dirfds from the
+  // opens that made them); slot i is the i-th path argument that names a file (symlink's target
+  // string is not one). kNoStr when the call has fewer paths.
+  RequestAction action = RequestAction::kReplay;
+  trace::StrId path[2] = {trace::kNoStr, trace::kNoStr};
 };
 
 struct PlanThread {
@@ -44,12 +63,20 @@ struct PlanFigures {
   uint32_t max_parallelism = 0;
   double mean_parallelism = 0;
   uint64_t unconstrained = 0;     // requests with no dependencies at all
+  // Added by inference:
+  uint64_t requests = 0;
+  uint64_t by_action[kRequestActions] = {};  // requests per RequestAction
+  uint64_t failed = 0;            // replayable requests that failed in the trace (unconstrained)
+  uint64_t inherited_fds = 0;     // fds used without a traced creator (0/1/2, opened before capture)
+  uint64_t unresolved_paths = 0;  // relative paths/dirfds resolved against an unknown directory
 };
 
 struct Plan {
   Ordering ordering = Ordering::kFs;
   trace::Trace trace;              // the input trace (header, strings, events)
-  std::vector<Request> requests;   // one per replayable event, in trace order
+  // One per trace event, in begin order (stable by seq): every dependency points to an earlier
+  // request, so the index order is a topological order of the DAG.
+  std::vector<Request> requests;
   std::vector<Dep> deps;           // CSR storage of every request's dependencies
   std::vector<PlanThread> threads;
   PlanFigures figures;

@@ -1,0 +1,393 @@
+#include "replay/passes/infer_order.h"
+
+#include <algorithm>
+#include <deque>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "replay/passes/syscall_semantics.h"
+
+namespace rastro::replay {
+
+namespace {
+
+// The users of one resource (fd lifetime, open file description, file, path incarnation).
+struct Users {
+  std::vector<std::pair<uint32_t, uint32_t>> by_thread;  // (thread, its last user)
+  uint32_t done = kNone;           // the user with the latest end among those known completed
+  std::vector<uint32_t> inflight;  // users not yet known to have completed
+
+  void reset() {
+    by_thread.clear();
+    inflight.clear();
+    done = kNone;
+  }
+};
+
+struct PathState {
+  bool live = false;
+  uint32_t creator = kNone;  // call that made it exist (kNone: it existed before the trace)
+  uint32_t remover = kNone;  // call that last removed it
+  uint32_t file = kNone;
+  Users users;
+};
+
+// Collects one request's dependencies, dropping what thread order implies.
+class DepCollector {
+ public:
+  explicit DepCollector(const std::vector<uint32_t>& thread) : thread_(thread) {}
+
+  void start(uint32_t r) {
+    r_ = r;
+    cand_.clear();
+  }
+  void want(uint32_t d, EdgeKind k) {
+    if (d == kNone || d >= r_) return;
+    const uint32_t t = thread_[d];
+    if (t == thread_[r_]) return;  // implied by thread order
+    for (auto& c : cand_) {
+      if (thread_[c.request] != t) continue;
+      if (d > c.request) c = Dep{d, k};  // the later one implies the earlier via thread order
+      return;
+    }
+    cand_.push_back(Dep{d, k});
+  }
+  void finish(uint32_t prev_in_thread, std::vector<Dep>& out) {
+    if (prev_in_thread != kNone) out.push_back(Dep{prev_in_thread, EdgeKind::kThread});
+    std::sort(cand_.begin(), cand_.end(), [](const Dep& a, const Dep& b) { return a.request < b.request; });
+    out.insert(out.end(), cand_.begin(), cand_.end());
+  }
+
+ private:
+  const std::vector<uint32_t>& thread_;
+  uint32_t r_ = 0;
+  std::vector<Dep> cand_;
+};
+
+class Inferrer {
+ public:
+  explicit Inferrer(InferContext& c) : c_(c), deps_(c.thread) {}
+
+  void run() {
+    const auto n = static_cast<uint32_t>(c_.order.size());
+    c_.deps.clear();
+    c_.deps.reserve(static_cast<size_t>(n) * 2);
+    c_.deps_begin.assign(static_cast<size_t>(n) + 1, 0);
+    std::vector<uint32_t> last_in_thread(c_.threads.size(), kNone);
+    if (c_.options.ordering == Ordering::kFs) {
+      entry_users_.resize(c_.fd_entries.size());
+      ofd_users_.resize(c_.ofds.size());
+      ofd_file_.assign(c_.ofds.size(), kNone);
+    }
+    for (uint32_t r = 0; r < n; ++r) {
+      c_.deps_begin[r] = static_cast<uint32_t>(c_.deps.size());
+      deps_.start(r);
+      if (c_.options.ordering == Ordering::kFs && c_.constrained(r)) fs_rules(r);
+      if (c_.options.ordering == Ordering::kTemporal) temporal_rule(r);
+      uint32_t& last = last_in_thread[c_.thread[r]];
+      deps_.finish(last, c_.deps);
+      last = r;
+    }
+    c_.deps_begin[n] = static_cast<uint32_t>(c_.deps.size());
+  }
+
+ private:
+  // ---- temporal -------------------------------------------------------------------------
+  // Requests are visited in begin order, so "i completed before r began" is end[i] <= begin[r]
+  // for i < r (ties broken by request index, which keeps zero-length calls acyclic).
+  void temporal_rule(uint32_t r) {
+    while (!running_.empty() && running_.top().first <= c_.begin_ns[r]) {
+      const uint32_t k = running_.top().second;
+      running_.pop();
+      // k joins the completed set; calls that ended before k began are now implied through k.
+      if (max_begin_ == kNone || c_.begin_ns[k] > c_.begin_ns[max_begin_] ||
+          (c_.begin_ns[k] == c_.begin_ns[max_begin_] && k > max_begin_))
+        max_begin_ = k;
+      frontier_.push_back(k);
+      while (!frontier_.empty() && ends_before_begin(frontier_.front(), max_begin_)) frontier_.pop_front();
+    }
+    for (uint32_t d : frontier_) deps_.want(d, EdgeKind::kTemporal);
+    if (c_.end_ns[r] != std::numeric_limits<int64_t>::max()) running_.emplace(c_.end_ns[r], r);
+  }
+  // end key (end, i) < begin key (begin, m)
+  bool ends_before_begin(uint32_t i, uint32_t m) const {
+    return c_.end_ns[i] < c_.begin_ns[m] || (c_.end_ns[i] == c_.begin_ns[m] && i < m);
+  }
+
+  // ---- fs ------------------------------------------------------------------------------
+  void fs_rules(uint32_t r) {
+    const trace::Event& e = c_.trace.events[c_.order[r]];
+    const Sem sem = semantics(e.nr);
+    touched_.clear();
+    const auto& p = c_.paths[r];
+    if (sem == Sem::kRename && p[0] != trace::kNoStr && p[1] != trace::kNoStr &&
+        path_role(e, sem, 0) == PathRole::kRenameFrom) {
+      rename(r, p[0], p[1]);
+    } else {
+      for (int s = 0; s < 2; ++s) {
+        if (p[static_cast<size_t>(s)] == trace::kNoStr) continue;
+        const trace::StrId link_src = (sem == Sem::kLink && s == 1) ? p[0] : trace::kNoStr;
+        path_rule(r, p[static_cast<size_t>(s)], path_role(e, sem, s), link_src);
+      }
+      if (path_role(e, sem, 0) == PathRole::kExchange && p[0] != trace::kNoStr && p[1] != trace::kNoStr)
+        std::swap(path(p[0], true).file, path(p[1], true).file);
+    }
+
+    const RequestFds& f = c_.fds[r];
+    // close waits for every other user of the fd lifetime; they all waited for its creator,
+    // which is registered as its first user.
+    for (int k = 0; k < f.ncloses; ++k) {
+      const uint32_t en = f.closes[k];
+      const Users& u = entry_users_[en];
+      const uint32_t creator = c_.fd_entries[en].creator;
+      for (const auto& tu : u.by_thread)
+        if (tu.second != creator || u.by_thread.size() == 1) deps_.want(tu.second, EdgeKind::kFdStage);
+      if (u.by_thread.empty()) deps_.want(creator, EdgeKind::kFdStage);
+    }
+    for (int k = 0; k < f.nuses; ++k) {
+      const uint32_t en = f.uses[k];
+      const FdEntry& fe = c_.fd_entries[en];
+      const uint32_t d = last_completed(ofd_users_[fe.ofd], r);
+      // A later user of the same fd lifetime waited for the creator already.
+      const bool implied = d != kNone && d != fe.creator && uses_entry(d, en);
+      if (!implied) deps_.want(fe.creator, EdgeKind::kFdStage);
+      deps_.want(d, EdgeKind::kFdSeq);
+      touch(ofd_file(fe.ofd));
+    }
+    for (uint32_t file : touched_) deps_.want(last_completed(file_users_[file], r), EdgeKind::kFile);
+
+    // r is now a user of everything it touched.
+    const uint32_t t = c_.thread[r];
+    for (int k = 0; k < f.nuses; ++k) {
+      add_user(entry_users_[f.uses[k]], r, t);
+      add_user(ofd_users_[c_.fd_entries[f.uses[k]].ofd], r, t);
+    }
+    for (int k = 0; k < f.ncreated; ++k) {
+      const FdEntry& fe = c_.fd_entries[f.created[k]];
+      add_user(entry_users_[f.created[k]], r, t);
+      if (c_.ofds[fe.ofd].creator == r) {
+        add_user(ofd_users_[fe.ofd], r, t);
+        // The file is fixed when the fd is opened: later renames/unlinks do not change it.
+        if (c_.ofds[fe.ofd].path != trace::kNoStr) {
+          ofd_file_[fe.ofd] = path(c_.ofds[fe.ofd].path, true).file;
+          touch(ofd_file_[fe.ofd]);
+        }
+      }
+    }
+    for (uint32_t file : touched_) add_user(file_users_[file], r, t);
+  }
+
+  bool uses_entry(uint32_t q, uint32_t en) const {
+    const RequestFds& f = c_.fds[q];
+    for (int k = 0; k < f.nuses; ++k)
+      if (f.uses[k] == en) return true;
+    return false;
+  }
+
+  uint32_t ofd_file(uint32_t ofd) {
+    if (ofd_file_[ofd] == kNone && c_.ofds[ofd].creator == kNone && c_.ofds[ofd].path != trace::kNoStr)
+      ofd_file_[ofd] = path(c_.ofds[ofd].path, true).file;  // inherited fd with a recorded path
+    return ofd_file_[ofd];
+  }
+
+  void touch(uint32_t file) {
+    if (file == kNone) return;
+    if (std::find(touched_.begin(), touched_.end(), file) == touched_.end()) touched_.push_back(file);
+  }
+
+  uint32_t new_file() {
+    file_users_.emplace_back();
+    return static_cast<uint32_t>(file_users_.size() - 1);
+  }
+
+  static void add_user(Users& u, uint32_t r, uint32_t t) {
+    u.inflight.push_back(r);
+    for (auto& tu : u.by_thread)
+      if (tu.first == t) {
+        tu.second = r;
+        return;
+      }
+    u.by_thread.emplace_back(t, r);
+  }
+
+  // The user of `u` with the latest completion among those completed before r began.
+  uint32_t last_completed(Users& u, uint32_t r) {
+    size_t keep = 0;
+    for (uint32_t i : u.inflight) {
+      if (c_.end_ns[i] <= c_.begin_ns[r]) {
+        if (u.done == kNone || c_.end_ns[i] > c_.end_ns[u.done] || (c_.end_ns[i] == c_.end_ns[u.done] && i > u.done))
+          u.done = i;
+      } else {
+        u.inflight[keep++] = i;
+      }
+    }
+    u.inflight.resize(keep);
+    return u.done;
+  }
+
+  void wait_all_users(const Users& u, EdgeKind k) {
+    for (const auto& tu : u.by_thread) deps_.want(tu.second, k);
+  }
+
+  // The state of a path, made on first sight: existing before the trace (`exists`) or absent.
+  PathState& path(trace::StrId p, bool exists) {
+    auto [it, fresh] = paths_.try_emplace(p);
+    if (fresh) {
+      it->second.live = exists;
+      if (exists) {
+        it->second.creator = ancestor_creator(c_.trace.str(p));
+        it->second.file = new_file();
+      }
+    }
+    return it->second;
+  }
+
+  // The call that made the nearest known ancestor directory exist ("the path exists" needs its
+  // directories to exist).
+  uint32_t ancestor_creator(std::string_view s) {
+    while (s.size() > 1) {
+      auto slash = s.rfind('/');
+      s = s.substr(0, slash == 0 ? 1 : slash);
+      trace::StrId id;
+      if (!c_.trace.strings.find(s, &id)) continue;
+      auto it = paths_.find(id);
+      if (it == paths_.end()) continue;
+      return it->second.live ? it->second.creator : it->second.remover;
+    }
+    return kNone;
+  }
+
+  // Creating or removing an entry modifies (uses) the parent directory. A new entry also needs
+  // the parent to exist; a removed one existed, so its creator (or the ancestor's creator it
+  // inherited) is already waited for.
+  void use_parent(uint32_t r, trace::StrId p, bool creates) {
+    std::string_view s = c_.trace.str(p);
+    if (s.size() <= 1) return;
+    auto slash = s.rfind('/');
+    std::string_view parent = s.substr(0, slash == 0 ? 1 : slash);
+    trace::StrId id = c_.trace.strings.intern(parent);
+    PathState& ps = path(id, true);
+    if (creates) deps_.want(ps.live ? ps.creator : ps.remover, EdgeKind::kPath);
+    add_user(ps.users, r, c_.thread[r]);
+  }
+
+  void create(uint32_t r, PathState& ps, uint32_t file) {
+    ps.live = true;
+    ps.creator = r;
+    ps.remover = kNone;
+    ps.file = file;
+    ps.users.reset();
+    add_user(ps.users, r, c_.thread[r]);
+    touch(file);
+  }
+
+  void remove(uint32_t r, PathState& ps) {
+    deps_.want(ps.live ? ps.creator : ps.remover, EdgeKind::kPath);
+    wait_all_users(ps.users, EdgeKind::kPath);
+    touch(ps.file);
+    ps.live = false;
+    ps.remover = r;
+    ps.users.reset();
+  }
+
+  void path_rule(uint32_t r, trace::StrId p, PathRole role, trace::StrId link_src) {
+    switch (role) {
+      case PathRole::kNoRole:
+        return;
+      case PathRole::kUse:
+      case PathRole::kExchange:
+      case PathRole::kRenameFrom:  // (a rename without its target: its source is just used)
+      case PathRole::kRenameTo: {
+        PathState& ps = path(p, true);
+        if (ps.live) {
+          deps_.want(ps.creator, EdgeKind::kPath);
+        } else {  // the trace says it exists: a creation was not captured
+          deps_.want(ps.remover, EdgeKind::kPath);
+          ps.live = true;
+          ps.creator = kNone;
+          ps.file = new_file();
+        }
+        touch(ps.file);
+        add_user(ps.users, r, c_.thread[r]);
+        return;
+      }
+      case PathRole::kCreateMaybe: {
+        auto it = paths_.find(p);
+        if (it != paths_.end() && it->second.live) return path_rule(r, p, PathRole::kUse, link_src);
+        [[fallthrough]];
+      }
+      case PathRole::kCreate: {
+        PathState& ps = path(p, false);
+        if (ps.live) wait_all_users(ps.users, EdgeKind::kPath);  // a removal was not captured
+        else deps_.want(ps.remover, EdgeKind::kPath);
+        use_parent(r, p, true);
+        uint32_t file = kNone;
+        if (link_src != trace::kNoStr) file = path(link_src, true).file;
+        PathState& ps2 = path(p, false);  // (use_parent may have rehashed the map)
+        create(r, ps2, file == kNone ? new_file() : file);
+        return;
+      }
+      case PathRole::kRemove: {
+        use_parent(r, p, false);
+        remove(r, path(p, true));
+        return;
+      }
+    }
+  }
+
+  void rename(uint32_t r, trace::StrId from, trace::StrId to) {
+    use_parent(r, from, false);
+    use_parent(r, to, true);
+    PathState& src = path(from, true);
+    const uint32_t file = src.file;
+    remove(r, src);
+    PathState& dst = path(to, false);
+    if (dst.live) remove(r, dst);  // replaced
+    else deps_.want(dst.remover, EdgeKind::kPath);
+    create(r, path(to, false), file);
+
+    // Renaming a directory renames every path below it.
+    const std::string prefix = std::string(c_.trace.str(from)) + "/";
+    std::vector<std::pair<trace::StrId, uint32_t>> moved;
+    for (auto& [id, ps] : paths_) {
+      if (!ps.live || id == to) continue;
+      std::string_view s = c_.trace.str(id);
+      if (s.size() > prefix.size() && s.compare(0, prefix.size(), prefix) == 0) moved.emplace_back(id, ps.file);
+    }
+    const std::string to_str(c_.trace.str(to));
+    for (const auto& [id, f] : moved) {
+      remove(r, paths_[id]);
+      const std::string below = to_str + std::string(c_.trace.str(id).substr(prefix.size() - 1));
+      PathState& q = path(c_.trace.strings.intern(below), false);
+      if (q.live) remove(r, q);
+      create(r, path(c_.trace.strings.intern(below), false), f);
+    }
+  }
+
+  InferContext& c_;
+  DepCollector deps_;
+  // temporal
+  std::priority_queue<std::pair<int64_t, uint32_t>, std::vector<std::pair<int64_t, uint32_t>>, std::greater<>> running_;
+  std::deque<uint32_t> frontier_;
+  uint32_t max_begin_ = kNone;
+  // fs
+  std::vector<Users> entry_users_, ofd_users_, file_users_;
+  std::vector<uint32_t> ofd_file_;
+  std::unordered_map<trace::StrId, PathState> paths_;
+  std::vector<uint32_t> touched_;
+};
+
+Result<Done> run_infer_order(InferContext& c) {
+  Inferrer(c).run();
+  return Done{};
+}
+
+}  // namespace
+
+Pass CreateInferOrderPass() {
+  return Pass{"infer_order", {"requests", "paths", "fds"}, {"deps"}, run_infer_order};
+}
+
+}  // namespace rastro::replay

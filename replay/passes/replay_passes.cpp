@@ -1,0 +1,14 @@
+#include "replay/passes/replay_passes.h"
+
+namespace rastro::replay {
+
+Result<Plan> infer_plan(trace::Trace trace, Ordering ordering) {
+  InferContext ctx;
+  ctx.options.ordering = ordering;
+  ctx.trace = std::move(trace);
+  auto r = AllReplayPasses().run(ctx);
+  if (!r.ok()) return fail(r.error());
+  return std::move(ctx.plan);
+}
+
+}  // namespace rastro::replay

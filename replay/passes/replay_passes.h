@@ -1,0 +1,31 @@
+// The inference pipeline, listed once (as bpftrace's AllParsePasses()). Each pass's header says
+// what it reads and produces; the order below is the only one those declarations allow.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "common/error.h"
+#include "replay/passes/infer_order.h"
+#include "replay/passes/parse.h"
+#include "replay/passes/pass_manager.h"
+#include "replay/passes/plan.h"
+#include "replay/passes/resolve_fds.h"
+#include "replay/passes/resolve_paths.h"
+
+namespace rastro::replay {
+
+inline PassManager AllReplayPasses() {
+  PassManager pm;
+  pm.add(CreateParsePass());         // begin order, actions, threads
+  pm.add(CreateResolvePathsPass());  // needs per-thread order (cwd changes in program order)
+  pm.add(CreateResolveFdsPass());    // needs absolute paths (an fd's file is its open's path)
+  pm.add(CreateInferOrderPass());    // needs fd lifetimes and paths
+  pm.add(CreatePlanPass());          // needs every dependency
+  return pm;
+}
+
+// Builds the replay plan of `trace` under `ordering` (the trace is moved into the plan).
+Result<Plan> infer_plan(trace::Trace trace, Ordering ordering);
+
+}  // namespace rastro::replay

@@ -1,0 +1,109 @@
+#include "replay/passes/resolve_fds.h"
+
+#include "replay/passes/process_table.h"
+#include "replay/passes/resolve_paths.h"
+#include "replay/passes/syscall_semantics.h"
+
+namespace rastro::replay {
+
+namespace {
+
+struct EntrySlot {
+  uint32_t entry = kNone;
+  bool cloexec = false;
+};
+
+class FdResolver {
+ public:
+  explicit FdResolver(InferContext& c) : c_(c), table_(trace::kNoStr) {
+    table_.learn_births(c.trace, [](int nr) { return semantics(nr) == Sem::kClone; });
+  }
+
+  void run() {
+    c_.fds.assign(c_.order.size(), RequestFds{});
+    for (uint32_t r = 0; r < c_.order.size(); ++r) visit(r);
+  }
+
+ private:
+  uint32_t new_ofd(trace::StrId path, uint32_t creator) {
+    c_.ofds.push_back(Ofd{path, creator});
+    return static_cast<uint32_t>(c_.ofds.size() - 1);
+  }
+  uint32_t new_entry(uint32_t creator, uint32_t ofd) {
+    c_.fd_entries.push_back(FdEntry{creator, ofd});
+    return static_cast<uint32_t>(c_.fd_entries.size() - 1);
+  }
+
+  // The entry of `fd`, creating an inherited one (no creator) on first sight.
+  uint32_t lookup(ProcessTable<EntrySlot>::Process& proc, const trace::Event& e, int fd) {
+    auto [it, fresh] = proc.files->fds.try_emplace(fd);
+    if (!fresh) return it->second.entry;
+    ++c_.inherited_fds;
+    trace::StrId path = trace::kNoStr;
+    for (int i = 0; i < e.nargs; ++i) {
+      const auto& a = e.arg(i);
+      if ((a.type == trace::ArgType::kFd || a.type == trace::ArgType::kDirFd) && a.value == fd && a.str != trace::kNoStr) {
+        std::string_view s = c_.trace.str(a.str);
+        if (!s.empty() && s[0] == '/') path = c_.trace.strings.intern(normalize_path("/", s));
+      }
+    }
+    it->second.entry = new_entry(kNone, new_ofd(path, kNone));
+    return it->second.entry;
+  }
+
+  void visit(uint32_t r) {
+    const trace::Event& e = c_.trace.events[c_.order[r]];
+    if (trace::syscall_by_nr(e.nr) == nullptr || e.failed() || (e.flags & trace::kEventUnfinished)) return;
+    const Sem sem = semantics(e.nr);
+    const FdEffects fx = fd_effects(e, sem);
+    auto& proc = table_.get(e.pid);
+    RequestFds& out = c_.fds[r];
+    uint32_t dup_ofd[2] = {kNone, kNone};
+    for (int i = 0; i < fx.nuses; ++i) {
+      const uint32_t en = lookup(proc, e, fx.uses[i]);
+      bool seen = false;
+      for (int k = 0; k < out.nuses; ++k) seen |= out.uses[k] == en;
+      if (!seen) out.uses[out.nuses++] = en;
+      for (int k = 0; k < fx.ncreated; ++k)
+        if (fx.created[k].dup_of == fx.uses[i]) dup_ofd[k] = c_.fd_entries[en].ofd;
+    }
+    auto& fds = proc.files->fds;
+    for (int i = 0; i < fx.ncloses; ++i) {
+      auto it = fds.find(fx.closes[i]);
+      if (it == fds.end()) continue;
+      out.closes[out.ncloses++] = it->second.entry;
+      fds.erase(it);
+    }
+    for (int i = 0; i < fx.ncreated; ++i) {
+      const auto& cr = fx.created[i];
+      uint32_t ofd = dup_ofd[i];
+      if (ofd == kNone) ofd = new_ofd(fx.opens_path && i == 0 ? c_.paths[r][0] : trace::kNoStr, r);
+      const uint32_t en = new_entry(r, ofd);
+      // An fd returned while the table still holds it means its close was not captured; the
+      // old lifetime simply ends here.
+      fds[cr.fd] = EntrySlot{en, cr.cloexec};
+      out.created[out.ncreated++] = en;
+    }
+    if (fx.setfd >= 0) {
+      auto it = fds.find(fx.setfd);
+      if (it != fds.end()) it->second.cloexec = fx.setfd_cloexec;
+    }
+    if (fx.exec) table_.exec(e.pid);
+  }
+
+  InferContext& c_;
+  ProcessTable<EntrySlot> table_;
+};
+
+Result<Done> run_resolve_fds(InferContext& c) {
+  FdResolver(c).run();
+  return Done{};
+}
+
+}  // namespace
+
+Pass CreateResolveFdsPass() {
+  return Pass{"resolve_fds", {"requests", "paths"}, {"fds"}, run_resolve_fds};
+}
+
+}  // namespace rastro::replay

@@ -1,0 +1,16 @@
+// Pass "resolve_fds": per traced process, the lifetime of every fd: which call created it
+// (open/openat/openat2/creat, dup/dup2/dup3, fcntl(F_DUPFD[_CLOEXEC]), pipe/pipe2/socketpair,
+// socket/accept/accept4), which calls use it, which call ends it (close, dup2 over it, exec of a
+// close-on-exec fd). A fork child's table is a copy of its parent's (same creators, same open
+// file descriptions); CLONE_FILES shares one table. An fd used without a traced creator (0/1/2,
+// or opened before the capture started) gets an entry with no creator, counted as inherited.
+// Reads: requests, paths. Produces: fds.
+#pragma once
+
+#include "replay/passes/pass_manager.h"
+
+namespace rastro::replay {
+
+Pass CreateResolveFdsPass();
+
+}  // namespace rastro::replay

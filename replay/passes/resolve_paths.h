@@ -1,0 +1,25 @@
+// Pass "resolve_paths": turns every path argument into an absolute, lexically normalised traced
+// path. Relative paths follow the traced process's cwd (chdir, fchdir; inherited over fork,
+// shared with CLONE_FS) and *at calls their dirfd's path (from the open that created it, or
+// the fd's recorded path, as strace -y prints it). The initial cwd comes from the trace header
+// ("cwd" in settings, environment or extra); without one, relative names resolve against "/"
+// and are counted as unresolved.
+// Lexical: ".." removes the previous component without following symlinks, as the replay
+// sandbox will see the same names.
+// Reads: requests. Produces: paths.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "replay/passes/pass_manager.h"
+
+namespace rastro::replay {
+
+Pass CreateResolvePathsPass();
+
+// Visible for testing: `p` made absolute against `base` (an absolute directory) and normalised:
+// no "//", "." or ".." components, no trailing slash ("/" stays "/").
+std::string normalize_path(std::string_view base, std::string_view p);
+
+}  // namespace rastro::replay

@@ -1,0 +1,349 @@
+// Ordering unit tests on hand-made traces (SPEC §4, issue 5).
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "replay/passes/replay_passes.h"
+#include "tests/replay/trace_builder_plan.h"
+
+namespace rastro::replay {
+namespace {
+
+using testing::Edge;
+using testing::TraceBuilder;
+using testing::edges_of;
+using testing::dump;
+
+constexpr int64_t O_WRONLY_ = 01, O_RDWR_ = 02, O_CREAT_ = 0100, O_EXCL_ = 0200, O_TRUNC_ = 01000,
+                  O_APPEND_ = 02000, O_LARGEFILE_ = 0100000, O_DIRECTORY_ = 0200000;
+constexpr int64_t kENOENT = -2;
+
+Plan infer(trace::Trace t, Ordering o) {
+  auto r = infer_plan(std::move(t), o);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error());
+  return r.ok() ? std::move(r.value()) : Plan{};
+}
+
+// Thesis Table 2.1 (times in the table's units, here µs). The table gives no threads; each
+// request runs on its own thread of one process so that only the ordering's own edges appear.
+// Request 3's flags are the table's 3101 read as octal (O_WRONLY|O_CREAT|O_TRUNC|O_APPEND), as
+// request 0's 32961 is O_WRONLY|O_CREAT|O_EXCL|O_LARGEFILE.
+trace::Trace table_2_1(bool one_thread = false) {
+  TraceBuilder b;
+  auto tid = [&](int i) { return one_thread ? 10 : 10 + i; };
+  const int64_t us = 1000;
+  b.add(10, tid(0), 0 * us, 1 * us, "open", {"/parentA/fileA", O_WRONLY_ | O_CREAT_ | O_EXCL_ | O_LARGEFILE_, 0600}, 5);
+  b.add(10, tid(1), 2 * us, 3 * us, "mkdir", {"/parentB", 0755}, 0);
+  b.add(10, tid(2), 4 * us, 6 * us, "write", {5, 0, 1024}, 1024);
+  b.add(10, tid(3), 5 * us, 6 * us, "open", {"/parentB/.lock", O_WRONLY_ | O_CREAT_ | O_TRUNC_ | O_APPEND_, 0666}, 6);
+  b.add(10, tid(4), 7 * us, 8 * us, "close", {5}, 0);
+  b.add(10, tid(5), 7 * us, 9 * us, "unlink", {"/parentB/.lock"}, 0);
+  b.add(10, tid(6), 12 * us, 13 * us, "creat", {"/parentC/", 0}, 0);
+  b.add(10, tid(7), 14 * us, 15 * us, "stat", {"/parentC/.lock", 0}, kENOENT);
+  return b.take();
+}
+
+TEST(InferenceTable21, FsEdgesAreExactlyTheResourceDependencies) {
+  Plan p = infer(table_2_1(), Ordering::kFs);
+  ASSERT_EQ(p.requests.size(), 8u);
+  const std::set<Edge> want = {
+      {0, 2, "fd-stage"},  // write(5) waits for the open that created fd 5
+      {1, 3, "path"},      // open(/parentB/.lock) waits for mkdir(/parentB)
+      {2, 4, "fd-stage"},  // close(5) waits for the other user of fd 5, the write
+      {3, 5, "path"},      // unlink(/parentB/.lock) waits for the open of it
+  };
+  EXPECT_EQ(edges_of(p), want);
+  EXPECT_EQ(p.figures.edges_by_kind[static_cast<int>(EdgeKind::kFdStage)], 2u);
+  EXPECT_EQ(p.figures.edges_by_kind[static_cast<int>(EdgeKind::kPath)], 2u);
+  EXPECT_EQ(p.figures.unconstrained, 4u);  // open, mkdir, creat, and the failed stat
+  EXPECT_EQ(p.figures.failed, 1u);
+  // ASAP with traced durations: chains 0->2->4 (1+2+1) and 1->3->5 (1+1+2).
+  EXPECT_EQ(p.figures.critical_path_ns, 4000);
+  EXPECT_EQ(p.figures.max_parallelism, 4u);  // open, mkdir, creat, stat all start at 0
+  EXPECT_DOUBLE_EQ(p.figures.mean_parallelism, 10.0 / 4.0);
+  EXPECT_EQ(p.trace.str(p.requests[6].path[0]), "/parentC");
+}
+
+TEST(InferenceTable21, TemporalEdgesAreTheReducedCompletedBeforeBeganOrder) {
+  Plan p = infer(table_2_1(), Ordering::kTemporal);
+  const std::set<Edge> want = {
+      {0, 1, "temporal"}, {1, 2, "temporal"}, {1, 3, "temporal"}, {2, 4, "temporal"}, {3, 4, "temporal"},
+      {2, 5, "temporal"}, {3, 5, "temporal"}, {4, 6, "temporal"}, {5, 6, "temporal"}, {6, 7, "temporal"},
+  };
+  EXPECT_EQ(edges_of(p), want);
+  EXPECT_EQ(p.figures.critical_path_ns, 8000);
+  EXPECT_EQ(p.figures.unconstrained, 1u);
+}
+
+TEST(InferenceTable21, ThreadOrderingHasNoEdgesAcrossThreads) {
+  Plan p = infer(table_2_1(), Ordering::kThread);
+  EXPECT_TRUE(edges_of(p).empty());
+  EXPECT_EQ(p.figures.unconstrained, 8u);
+  EXPECT_EQ(p.threads.size(), 8u);
+}
+
+TEST(InferenceTable21, OneThreadGivesOnlyProgramOrder) {
+  for (Ordering o : {Ordering::kThread, Ordering::kFs, Ordering::kTemporal}) {
+    Plan p = infer(table_2_1(true), o);
+    std::set<Edge> want;
+    for (uint32_t r = 1; r < 8; ++r) want.emplace(r - 1, r, "thread");
+    EXPECT_EQ(edges_of(p), want) << ordering_name(o);
+    EXPECT_EQ(p.figures.critical_path_ns, 10000);
+  }
+}
+
+TEST(InferenceFs, OverlappingUsersOfAnFdStayConcurrent) {
+  TraceBuilder b;
+  b.add(1, 1, 0, 10, "open", {"/f", 0}, 3);
+  b.add(1, 2, 20, 50, "pread64", {3, 0, 4096, 0}, 4096);      // 1
+  b.add(1, 3, 30, 60, "pread64", {3, 0, 4096, 4096}, 4096);   // 2: overlaps 1
+  b.add(1, 4, 70, 80, "pread64", {3, 0, 4096, 8192}, 4096);   // 3: after both
+  Plan p = infer(b.take(), Ordering::kFs);
+  const std::set<Edge> want = {
+      {0, 1, "fd-stage"}, {0, 2, "fd-stage"},
+      {2, 3, "fd-seq"},  // the last user completed before 3 began; 1 is not waited for
+  };
+  EXPECT_EQ(edges_of(p), want);
+  EXPECT_EQ(p.figures.max_parallelism, 2u);
+}
+
+TEST(InferenceFs, FailedCallsAreUnconstrainedAndConstrainNobody) {
+  TraceBuilder b;
+  b.add(1, 1, 0, 10, "mkdir", {"/d", 0755}, 0);
+  b.add(1, 2, 20, 30, "open", {"/d/x", 0}, kENOENT);        // failed: no path edge
+  b.add(1, 3, 40, 50, "unlink", {"/d/y"}, kENOENT);         // failed: removes nothing
+  b.add(1, 4, 60, 70, "open", {"/d/y", O_CREAT_ | O_EXCL_ | O_WRONLY_, 0644}, 3);
+  b.add(1, 5, 80, 90, "write", {7, 0, 10}, -9);             // EBADF on an unknown fd
+  Plan p = infer(b.take(), Ordering::kFs);
+  const std::set<Edge> want = {{0, 3, "path"}};  // the create needs /d; not the failed unlink
+  EXPECT_EQ(edges_of(p), want);
+  EXPECT_EQ(p.figures.failed, 3u);
+  EXPECT_EQ(p.figures.inherited_fds, 0u);  // a failed call opens no fd lifetime
+}
+
+TEST(InferenceFs, RemovalWaitsForEveryUserAndRecreationForTheRemoval) {
+  TraceBuilder b;
+  b.add(1, 1, 0, 10, "open", {"/f", O_CREAT_ | O_EXCL_ | O_WRONLY_, 0644}, 3);  // 0
+  b.add(1, 1, 11, 12, "close", {3}, 0);                                     // 1
+  b.add(1, 2, 20, 30, "stat", {"/f", 0}, 0);                                // 2
+  b.add(1, 3, 21, 31, "access", {"/f", 0}, 0);                              // 3
+  b.add(1, 4, 40, 50, "unlink", {"/f"}, 0);                                 // 4
+  b.add(1, 5, 60, 70, "open", {"/f", O_CREAT_ | O_EXCL_ | O_WRONLY_, 0644}, 4);  // 5
+  b.add(1, 6, 80, 90, "stat", {"/f", 0}, 0);                                // 6
+  Plan p = infer(b.take(), Ordering::kFs);
+  auto e = edges_of(p);
+  // stat/access need /f to exist (created by 0) and use its file after thread 1's close: the
+  // close is later in thread 1, so it alone is kept (it implies the open).
+  EXPECT_TRUE(e.count({1, 2, "file"})) << dump(e);
+  EXPECT_TRUE(e.count({1, 3, "file"})) << dump(e);
+  EXPECT_TRUE(e.count({2, 4, "path"})) << dump(e);  // unlink waits for every user of the name
+  EXPECT_TRUE(e.count({3, 4, "path"})) << dump(e);
+  EXPECT_TRUE(e.count({0, 4, "path"})) << dump(e);  // (thread 1's last user of the name: the open)
+  EXPECT_TRUE(e.count({4, 5, "path"})) << dump(e);  // the O_EXCL create waits for the unlink
+  EXPECT_TRUE(e.count({5, 6, "path"})) << dump(e);  // the new file's user waits for its creation
+  EXPECT_FALSE(e.count({0, 6, "path"})) << dump(e);
+}
+
+TEST(InferenceFs, RenamingADirectoryRenamesEveryPathBelowIt) {
+  TraceBuilder b;
+  b.add(1, 1, 0, 10, "mkdir", {"/d", 0755}, 0);                                  // 0
+  b.add(1, 1, 11, 20, "mkdir", {"/d/sub", 0755}, 0);                             // 1
+  b.add(1, 1, 21, 30, "open", {"/d/sub/f", O_CREAT_ | O_WRONLY_, 0644}, 3);      // 2
+  b.add(1, 1, 31, 40, "close", {3}, 0);                                          // 3
+  b.add(1, 2, 50, 60, "rename", {"/d", "/e"}, 0);                                // 4
+  b.add(1, 3, 70, 80, "open", {"/e/sub/f", 0}, 3);                               // 5
+  b.add(1, 4, 71, 81, "open", {"/d/sub/f", O_CREAT_ | O_EXCL_ | O_WRONLY_, 0644}, kENOENT);  // 6 failed
+  b.add(1, 5, 90, 95, "mkdir", {"/d", 0755}, 0);                                 // 7
+  b.add(1, 6, 96, 99, "stat", {"/e/sub", 0}, 0);                                 // 8
+  Plan p = infer(b.take(), Ordering::kFs);
+  auto e = edges_of(p);
+  // rename waits for the users below /d: thread 1's last is the close of /d/sub/f's file.
+  EXPECT_TRUE(e.count({3, 4, "file"})) << dump(e);
+  EXPECT_TRUE(e.count({4, 5, "path"})) << dump(e);  // /e/sub/f exists since the rename
+  EXPECT_TRUE(e.count({4, 7, "path"})) << dump(e);  // /d is absent since the rename
+  EXPECT_TRUE(e.count({4, 8, "path"})) << dump(e);
+  for (const auto& [from, to, kind] : e) EXPECT_NE(to, 6u) << "failed call got an edge";
+  // The file opened through the new name is the one created under the old name.
+  EXPECT_EQ(p.trace.str(p.requests[5].path[0]), "/e/sub/f");
+}
+
+TEST(InferenceFs, ForkedChildInheritsFdsAndCwd) {
+  TraceBuilder b;
+  b.add(100, 100, 0, 10, "chdir", {"/work"}, 0);                 // 0
+  b.add(100, 100, 11, 20, "open", {"data", 0}, 3);              // 1 -> /work/data
+  b.add(100, 100, 21, 30, "fork", {}, 200);                      // 2
+  b.add(200, 200, 31, 40, "read", {3, 0, 100}, 100);             // 3 child uses inherited fd 3
+  b.add(200, 200, 41, 50, "open", {"other", 0}, 4);             // 4 child's cwd is /work
+  b.add(200, 200, 51, 60, "close", {3}, 0);                      // 5 closes the child's copy
+  b.add(100, 100, 61, 70, "read", {3, 0, 100}, 100);             // 6 parent's fd 3 still open
+  b.add(100, 100, 71, 80, "write", {1, 0, 5}, 5);                // 7 stdout: inherited, no creator
+  Plan p = infer(b.take(), Ordering::kFs);
+  auto e = edges_of(p, false);
+  EXPECT_TRUE(e.count({1, 3, "fd-stage"})) << dump(e);  // child's read waits for the parent's open
+  // Same open file description (shared offset): the parent's read waits for the child's last
+  // completed use of it, its close (which follows the child's read in program order).
+  EXPECT_TRUE(e.count({5, 6, "fd-seq"})) << dump(e);
+  for (const auto& [from, to, kind] : e) EXPECT_NE(to, 7u);
+  EXPECT_EQ(p.trace.str(p.requests[1].path[0]), "/work/data");
+  EXPECT_EQ(p.trace.str(p.requests[4].path[0]), "/work/other");
+  EXPECT_EQ(p.figures.inherited_fds, 1u);
+  EXPECT_EQ(p.figures.by_action[static_cast<int>(RequestAction::kLifecycle)], 1u);
+}
+
+TEST(InferenceFs, ThreadsShareTheFdTableAndDirfdsResolve) {
+  TraceBuilder b;
+  b.add(1, 1, 0, 10, "openat", {-100, "/srv", O_DIRECTORY_, 0}, 5);      // 0
+  b.add(1, 2, 20, 30, "openat", {5, "a/../b", O_RDWR_, 0}, 6);           // 1
+  b.add(1, 3, 40, 50, "fstat", {6, 0}, 0);                                // 2
+  b.add(1, 1, 60, 70, "dup2", {6, 1}, 1);                                 // 3
+  b.add(1, 4, 80, 90, "write", {1, 0, 8}, 8);                             // 4 the dup'ed fd
+  b.add(1, 3, 91, 95, "close", {6}, 0);                                   // 5
+  Plan p = infer(b.take(), Ordering::kFs);
+  auto e = edges_of(p, false);
+  EXPECT_EQ(p.trace.str(p.requests[1].path[0]), "/srv/b");
+  EXPECT_TRUE(e.count({0, 1, "fd-stage"})) << dump(e);  // openat waits for its dirfd's open
+  EXPECT_TRUE(e.count({1, 2, "fd-stage"})) << dump(e);
+  EXPECT_TRUE(e.count({3, 4, "fd-stage"})) << dump(e);  // write(1) waits for the dup2 that made fd 1
+  EXPECT_TRUE(e.count({3, 5, "fd-stage"})) << dump(e);  // close(6) waits for thread 1's use (dup2)
+}
+
+TEST(InferenceActions, UnknownAndMemoryCallsAreKeptButUnconstrained) {
+  TraceBuilder b;
+  b.add(1, 1, 0, 10, "open", {"/f", 0}, 3);
+  b.add(1, 2, 20, 30, "mmap", {0, 4096, 1, 2, 3, 0}, 0x7000);
+  b.add(1, 2, 31, 40, "frobnicate", {}, 0);
+  Plan p = infer(b.take(), Ordering::kFs);
+  ASSERT_EQ(p.requests.size(), 3u);
+  EXPECT_EQ(p.requests[1].action, RequestAction::kSkipMemory);
+  EXPECT_EQ(p.requests[2].action, RequestAction::kSkipUnknown);
+  const std::set<Edge> want = {{1, 2, "thread"}};
+  EXPECT_EQ(edges_of(p), want);
+  EXPECT_EQ(p.figures.by_action[static_cast<int>(RequestAction::kReplay)], 1u);
+}
+
+TEST(InferencePaths, NormalizePath) {
+  EXPECT_EQ(normalize_path("/a/b", "c"), "/a/b/c");
+  EXPECT_EQ(normalize_path("/a/b", "../c/./d/"), "/a/c/d");
+  EXPECT_EQ(normalize_path("/a", "/x//y/.."), "/x");
+  EXPECT_EQ(normalize_path("/", "../../.."), "/");
+  EXPECT_EQ(normalize_path("/a", ""), "/a");
+}
+
+TEST(InferencePasses, PassManagerRefusesAPassWhoseInputIsNotProduced) {
+  PassManager pm;
+  EXPECT_THROW(pm.add(CreateInferOrderPass()), std::logic_error);
+  EXPECT_EQ(AllReplayPasses().names(),
+            (std::vector<std::string>{"parse", "resolve_paths", "resolve_fds", "infer_order", "plan"}));
+}
+
+// ---- random traces ------------------------------------------------------------------------
+
+trace::Trace random_trace(uint32_t seed, int threads, int events, int files) {
+  std::mt19937 rng(seed);
+  TraceBuilder b;
+  std::vector<int64_t> now(static_cast<size_t>(threads), 0);
+  std::vector<std::vector<int>> open_fds(static_cast<size_t>(threads));
+  int next_fd = 3;
+  for (int i = 0; i < events; ++i) {
+    const auto t = static_cast<size_t>(rng() % static_cast<unsigned>(threads));
+    const int64_t begin = now[t] + static_cast<int64_t>(rng() % 50);
+    const int64_t end = begin + static_cast<int64_t>(rng() % 40);  // zero-length calls too
+    now[t] = end;
+    const int tid = 10 + static_cast<int>(t);
+    const std::string path = "/r/" + std::to_string(rng() % static_cast<unsigned>(files));
+    const bool fails = rng() % 10 == 0;
+    switch (rng() % 8) {
+      case 0:
+        b.add(1, tid, begin, end, "open", {path, O_CREAT_ | O_RDWR_, 0644}, fails ? kENOENT : next_fd);
+        if (!fails) open_fds[t].push_back(next_fd++);
+        break;
+      case 1:
+      case 2:
+      case 3:
+        if (!open_fds[t].empty())
+          b.add(1, tid, begin, end, "pwrite64", {open_fds[t].back(), 0, 10, 0}, fails ? -9 : 10);
+        else
+          b.add(1, tid, begin, end, "stat", {path, 0}, fails ? kENOENT : 0);
+        break;
+      case 4:
+        if (!open_fds[t].empty()) {
+          b.add(1, tid, begin, end, "close", {open_fds[t].back()}, 0);
+          open_fds[t].pop_back();
+        }
+        break;
+      case 5:
+        b.add(1, tid, begin, end, "unlink", {path}, fails ? kENOENT : 0);
+        break;
+      case 6:
+        b.add(1, tid, begin, end, "rename", {path, "/r/" + std::to_string(rng() % static_cast<unsigned>(files))}, 0);
+        break;
+      default:
+        b.add(1, tid, begin, end, "mkdir", {path + "d", 0755}, fails ? -17 : 0);
+        break;
+    }
+  }
+  return b.take();
+}
+
+TEST(InferenceRandom, PlansAreAcyclicAndDepsPointBackwards) {
+  for (uint32_t seed = 1; seed <= 30; ++seed) {
+    for (Ordering o : {Ordering::kThread, Ordering::kFs, Ordering::kTemporal}) {
+      Plan p = infer(random_trace(seed, 1 + static_cast<int>(seed % 6), 400, 6), o);
+      ASSERT_EQ(p.requests.size(), p.trace.events.size());
+      for (uint32_t r = 0; r < p.requests.size(); ++r) {
+        const Request& q = p.requests[r];
+        for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k)
+          ASSERT_LT(p.deps[k].request, r) << "seed " << seed;
+      }
+      // compute_figures runs Boost's topological_sort; a corrupted plan must be refused.
+      if (!p.deps.empty()) {
+        Plan bad = p;
+        const uint32_t last = static_cast<uint32_t>(bad.requests.size() - 1);
+        // The owner of deps[0] now waits for the last request, which waits for the owner.
+        bad.deps[0].request = last;
+        uint32_t owner = 0;
+        while (bad.requests[owner].deps_begin + bad.requests[owner].deps_count == 0 ||
+               bad.requests[owner].deps_begin > 0)
+          ++owner;
+        bad.deps.push_back(Dep{owner, EdgeKind::kThread});
+        bad.requests[last].deps_begin = static_cast<uint32_t>(bad.deps.size() - 1);
+        bad.requests[last].deps_count = 1;
+        EXPECT_FALSE(compute_figures(bad).ok());
+      }
+    }
+  }
+}
+
+TEST(InferenceRandom, TemporalIsSparseAndReachesExactlyTheCompletedBeforeBeganCalls) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    const int threads = 1 + static_cast<int>(seed % 5);
+    Plan p = infer(random_trace(seed, threads, 250, 5), Ordering::kTemporal);
+    const auto n = p.requests.size();
+    std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
+    for (uint32_t r = 0; r < n; ++r) {
+      const Request& q = p.requests[r];
+      uint32_t temporal = 0;
+      for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k) {
+        const uint32_t d = p.deps[k].request;
+        temporal += p.deps[k].kind == EdgeKind::kTemporal;
+        reach[r][d] = true;
+        for (uint32_t x = 0; x < r; ++x)
+          if (reach[d][x]) reach[r][x] = true;
+      }
+      ASSERT_LE(temporal, static_cast<uint32_t>(threads)) << "request " << r;
+    }
+    for (uint32_t r = 0; r < n; ++r) {
+      for (uint32_t x = 0; x < r; ++x) {
+        const Request& a = p.requests[x];
+        const Request& b = p.requests[r];
+        const bool before = a.trace_end_ns <= b.trace_begin_ns || a.thread == b.thread;
+        ASSERT_EQ(reach[r][x], before) << "seed " << seed << " " << x << " -> " << r;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rastro::replay
