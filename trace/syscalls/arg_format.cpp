@@ -401,6 +401,17 @@ std::vector<std::string_view> split_args(std::string_view text) {
   size_t start = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
+    if (depth > 0 && depth <= 64 && stack[depth - 1] == '<') {
+      // Inside a <path> annotation only <, > and escapes matter: "3</a(b,c>" is one argument.
+      if (c == '\\')
+        ++i;
+      else if (c == '<') {
+        if (depth < 64) stack[depth] = '<';
+        ++depth;
+      } else if (c == '>')
+        --depth;
+      continue;
+    }
     if (c == '"') {
       size_t q = closing_quote(text.substr(i));
       if (q == std::string_view::npos) break;

@@ -141,6 +141,8 @@ constexpr Named kMiscConstants[] = {
     {1, "AF_UNIX"}, {1, "AF_LOCAL"}, {2, "AF_INET"}, {10, "AF_INET6"}, {16, "AF_NETLINK"},
     {1, "SOCK_STREAM"}, {2, "SOCK_DGRAM"}, {3, "SOCK_RAW"}, {5, "SOCK_SEQPACKET"},
     {02000000, "SOCK_CLOEXEC"}, {04000, "SOCK_NONBLOCK"}, {0, "NULL"},
+    {0x5401, "TCGETS"}, {0x5402, "TCSETS"}, {0x541b, "FIONREAD"}, {0x5421, "FIONBIO"},
+    {0x40049409, "FICLONE"}, {0x40049409, "BTRFS_IOC_CLONE"}, {0x4020940d, "FICLONERANGE"},
 };
 
 struct ErrnoRow {
@@ -302,7 +304,10 @@ void append_flags(std::string& out, ArgType type, int64_t value) {
         out += '|';
         v &= ~uint64_t{0170000};
       }
-      fmt::format_to(std::back_inserter(out), "0{:03o}", v);
+      // strace's "%#03o": 000, 007, 0644
+      std::string oct = fmt::format("0{:o}", v);
+      if (oct.size() < 3) oct.insert(0, 3 - oct.size(), '0');
+      out += oct;
       return;
     }
     case ArgType::kWhence:

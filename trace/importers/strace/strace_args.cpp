@@ -1,0 +1,269 @@
+#include "trace/importers/strace/strace_args.h"
+
+#include <charconv>
+
+#include "trace/syscalls/arg_format.h"
+#include "trace/syscalls/flag_names.h"
+
+namespace rastro::trace::strace {
+
+namespace {
+
+constexpr int64_t kAtFdCwd = -100;
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+std::string_view strip_comment(std::string_view s) {
+  if (s.ends_with("*/")) {
+    size_t open = s.rfind("/*");
+    if (open != std::string_view::npos) return trim(s.substr(0, open));
+  }
+  return s;
+}
+
+std::optional<int64_t> parse_int(std::string_view s) {
+  bool neg = false;
+  if (!s.empty() && s.front() == '-') {
+    neg = true;
+    s.remove_prefix(1);
+  }
+  if (s.empty()) return std::nullopt;
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  } else if (s.size() > 1 && s[0] == '0') {
+    base = 8;
+    s.remove_prefix(1);
+  }
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
+}
+
+// "abc\n"... -> unescaped contents; false if not a quoted string.
+bool decode_quoted(std::string_view t, std::string* out) {
+  if (t.empty() || t.front() != '"') return false;
+  size_t i = 1;
+  for (; i < t.size() && t[i] != '"'; ++i)
+    if (t[i] == '\\') ++i;
+  if (i >= t.size()) return false;
+  std::string_view body = t.substr(1, i - 1);
+  if (!needs_unescape(body)) {
+    out->assign(body);
+    return true;
+  }
+  auto u = c_unescape(body);
+  if (!u.ok()) return false;
+  *out = std::move(*u);
+  return true;
+}
+
+// Value of a "key=value" item, or the item itself.
+std::string_view value_of(std::string_view item, std::string_view* key) {
+  size_t eq = item.find('=');
+  if (eq != std::string_view::npos && eq > 0) {
+    bool ident = true;
+    for (char c : item.substr(0, eq)) ident = ident && ((c >= 'a' && c <= 'z') || c == '_');
+    if (ident) {
+      *key = item.substr(0, eq);
+      return item.substr(eq + 1);
+    }
+  }
+  *key = {};
+  return item;
+}
+
+// clone3({flags=CLONE_VM|CLONE_THREAD|..., ...} ...): the flags field.
+bool clone3_flags(std::string_view t, int64_t* flags) {
+  size_t p = t.find("flags=");
+  if (p == std::string_view::npos) return false;
+  std::string_view f = t.substr(p + 6);
+  size_t end = f.find_first_of(",}");
+  auto v = parse_flags(ArgType::kCloneFlags, trim(f.substr(0, end)));
+  if (!v) return false;
+  *flags = *v;
+  return true;
+}
+
+struct Decoder {
+  StringTable& strings;
+  DecodedArgs& out;
+
+  Arg decode(ArgType type, std::string_view text) {
+    text = strip_comment(trim(text));
+    Arg a;
+    a.type = type;
+    switch (type) {
+      case ArgType::kBuf:
+        return a;  // contents and address are never recorded
+      case ArgType::kPath:
+      case ArgType::kStr: {
+        std::string s;
+        if (decode_quoted(text, &s)) {
+          a.str = strings.intern(s);
+        } else if (text != "NULL" && !parse_int(text)) {
+          ++out.bad;
+        }
+        return a;
+      }
+      case ArgType::kFd:
+      case ArgType::kDirFd: {
+        std::string note;
+        bool has_note = false;
+        if (!DecodeAnnotatedInt(text, &a.value, &note, &has_note)) {
+          ++out.bad;
+          return a;
+        }
+        if (has_note) a.str = strings.intern(note);
+        return a;
+      }
+      case ArgType::kTime:
+        a.value = text == "NULL" || text == "0" ? 0 : 1;
+        return a;
+      case ArgType::kFdPair: {
+        if (text.size() < 2 || text.front() != '[' || text.back() != ']') {
+          ++out.bad;
+          return a;
+        }
+        auto items = split_args(text.substr(1, text.size() - 2));
+        if (items.size() != 2) {
+          ++out.bad;
+          return a;
+        }
+        int64_t fds[2] = {-1, -1};
+        for (size_t k = 0; k < 2; ++k) {
+          bool has_note = false;
+          if (!DecodeAnnotatedInt(items[k], &fds[k], &out.pair_paths[k], &has_note)) ++out.bad;
+          out.pair_fds[k] = static_cast<int>(fds[k]);
+        }
+        a.value = static_cast<int64_t>(static_cast<uint64_t>(static_cast<uint32_t>(fds[0])) |
+                                       (static_cast<uint64_t>(fds[1]) << 32));
+        return a;
+      }
+      default:
+        break;
+    }
+    if (auto v = parse_int(text)) {
+      a.value = *v;
+      return a;
+    }
+    if (text == "NULL") return a;
+    // strace prints aliases as "BTRFS_IOC_CLONE or FICLONE".
+    if (size_t alt = text.find(" or "); alt != std::string_view::npos) text = text.substr(0, alt);
+    if (auto v = parse_flags(type, text)) {
+      a.value = *v;
+      return a;
+    }
+    if (has_flag_names(type) || type == ArgType::kPtr)
+      ++out.bad;
+    else
+      ++out.symbolic;
+    return a;
+  }
+
+  // Unknown syscalls: best effort int/str.
+  Arg generic(std::string_view text) {
+    text = strip_comment(trim(text));
+    Arg a;
+    std::string s;
+    if (decode_quoted(text, &s)) {
+      a.type = ArgType::kStr;
+      a.str = strings.intern(s);
+      return a;
+    }
+    a.type = ArgType::kInt;
+    std::string note;
+    bool has_note = false;
+    if (DecodeAnnotatedInt(text, &a.value, &note, &has_note)) {
+      if (has_note) a.str = strings.intern(note);
+      return a;
+    }
+    if (text == "NULL") return a;
+    if (auto v = parse_flags(ArgType::kInt, text)) {
+      a.value = *v;
+      return a;
+    }
+    a.type = ArgType::kStr;
+    a.str = strings.intern(text);
+    return a;
+  }
+};
+
+}  // namespace
+
+bool DecodeAnnotatedInt(std::string_view text, int64_t* value, std::string* note, bool* has_note) {
+  text = trim(text);
+  *has_note = false;
+  std::string_view num = text;
+  size_t lt = text.find('<');
+  if (lt != std::string_view::npos && text.back() == '>') {
+    num = text.substr(0, lt);
+    std::string_view n = text.substr(lt + 1, text.size() - lt - 2);
+    // -yy: "/dev/null<char 1:3>", "/dev/sda<block 8:0>": keep the path only.
+    if (n.ends_with(">")) {
+      size_t inner = n.rfind('<');
+      if (inner != std::string_view::npos) {
+        std::string_view dev = n.substr(inner + 1);
+        if (dev.starts_with("char ") || dev.starts_with("block ")) n = n.substr(0, inner);
+      }
+    }
+    if (needs_unescape(n)) {
+      auto u = c_unescape(n);
+      if (!u.ok()) return false;
+      *note = std::move(*u);
+    } else {
+      note->assign(n);
+    }
+    *has_note = true;
+  }
+  if (num == "AT_FDCWD") {
+    *value = kAtFdCwd;
+    return true;
+  }
+  auto v = parse_int(num);
+  if (!v) return false;
+  *value = *v;
+  return true;
+}
+
+void DecodeStraceArgs(const SyscallInfo* info, std::string_view name, std::string_view text, Event& e,
+                      StringTable& strings, DecodedArgs& out) {
+  Decoder d{strings, out};
+  auto items = split_args(text);
+  e.args = {};
+  if (!info) {
+    size_t n = std::min(items.size(), static_cast<size_t>(kMaxArgs));
+    e.nargs = static_cast<uint8_t>(n);
+    for (size_t i = 0; i < n; ++i) e.args[i] = d.generic(items[i]);
+    return;
+  }
+  e.nargs = info->nargs;
+  for (size_t i = 0; i < info->nargs; ++i) e.args[i].type = info->args[i];
+  if (name == "clone") {
+    // strace prints x86_64 clone as (child_stack=, flags=, parent_tid=, child_tidptr=, tls=);
+    // the table keeps the kernel's order (flags, newsp, parent_tid, child_tid, tls).
+    for (auto item : items) {
+      std::string_view key;
+      std::string_view v = value_of(item, &key);
+      int slot = key == "flags" ? 0 : key == "child_stack" ? 1 : key == "parent_tid" ? 2
+               : key == "child_tidptr" ? 3 : key == "tls" ? 4 : -1;
+      if (slot < 0) continue;
+      e.args[static_cast<size_t>(slot)] = d.decode(info->args[static_cast<size_t>(slot)], v);
+      if (slot == 0) {
+        out.clone_flags = e.args[0].value;
+        out.has_clone_flags = true;
+      }
+    }
+    return;
+  }
+  if (name == "clone3" && !items.empty()) out.has_clone_flags = clone3_flags(items[0], &out.clone_flags);
+  for (size_t i = 0; i < info->nargs && i < items.size(); ++i) e.args[i] = d.decode(info->args[i], items[i]);
+}
+
+}  // namespace rastro::trace::strace

@@ -1,0 +1,75 @@
+// Import/capture statistics: one X-macro table, one row per counter (like perfetto's
+// storage/stats.h). Every counter is printed, zeros included, after an import; a tool exits
+// non-zero when any error-severity counter is above zero.
+//
+// Severity by cause: lines strace is expected to print besides syscalls (signals, exits) are
+// info; a record we had to drop or could only partly decode is data-loss; input we cannot read
+// at all is error.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <iosfwd>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace rastro::trace {
+
+enum class StatSeverity { kInfo, kDataLoss, kError };
+
+// F(name, severity, description: what it means and what to do)
+#define RASTRO_STATS(F)                                                                                    \
+  F(strace_lines, kInfo, "Lines read from the strace log.")                                                \
+  F(strace_events, kInfo, "Syscall events written to the trace.")                                          \
+  F(strace_unknown_syscalls, kInfo,                                                                        \
+    "Events of syscalls not in rastro's syscall table; kept as generic events (name + int/str args).")    \
+  F(strace_unfinished_merged, kInfo, "<unfinished ...> / <... resumed> pairs merged into one event.")      \
+  F(strace_signal_lines, kInfo, "'--- SIGxxx ... ---' signal lines (skipped).")                            \
+  F(strace_exit_lines, kInfo, "'+++ exited with N +++' / '+++ killed by SIG +++' lines (skipped).")       \
+  F(strace_message_lines, kInfo, "strace's own messages ('strace: Process N attached', ...) (skipped).")   \
+  F(strace_blank_lines, kInfo, "Empty lines (skipped).")                                                   \
+  F(strace_no_return, kInfo, "Calls printed with '= ?' (exit, exit_group, a task killed mid-call).")       \
+  F(strace_missing_duration, kInfo,                                                                        \
+    "Calls without a -T duration: end = begin (or the resumed line's time). Re-run strace with -T.")      \
+  F(strace_missing_pid, kInfo,                                                                             \
+    "Lines without a pid prefix whose pid could not be inferred (tid 0). Re-run strace with -f -o FILE.") \
+  F(strace_symbolic_int_args, kInfo,                                                                       \
+    "Integer arguments printed symbolically with a name rastro does not know (stored as 0).")              \
+  F(strace_unfinished_at_end, kDataLoss,                                                                   \
+    "Calls still <unfinished ...> at the end of the log: kept with the 'unfinished' flag, end = begin.")  \
+  F(strace_resumed_without_unfinished, kDataLoss,                                                          \
+    "'<... X resumed>' lines with no matching '<unfinished ...>' line (dropped). Was the log cut?")       \
+  F(strace_bad_args, kDataLoss,                                                                            \
+    "Arguments of known syscalls that could not be decoded (stored as 0 / empty).")                        \
+  F(strace_malformed_lines, kError, "Lines that are not strace output at all (see the reported lines).")  \
+  F(strace_unsupported_lines, kError,                                                                      \
+    "Syscall lines in an unsupported format, e.g. -t/-tt times without a date or no timestamp. "          \
+    "Re-run strace with -ttt (or --absolute-timestamps=format:unix).")
+
+enum StatId : int {
+#define RASTRO_STAT_ENUM(name, sev, desc) kStat_##name,
+  RASTRO_STATS(RASTRO_STAT_ENUM)
+#undef RASTRO_STAT_ENUM
+      kNumStats
+};
+
+struct StatInfo {
+  std::string_view name;
+  StatSeverity severity;
+  std::string_view description;
+};
+const StatInfo& stat_info(StatId id);
+std::string_view severity_name(StatSeverity s);
+
+struct Stats {
+  std::array<uint64_t, kNumStats> values{};
+  uint64_t& operator[](StatId id) { return values[static_cast<size_t>(id)]; }
+  uint64_t operator[](StatId id) const { return values[static_cast<size_t>(id)]; }
+  bool has_errors() const;
+  // A table of every counter (zeros included): name, severity, value, description.
+  void print(std::ostream& out) const;
+  nlohmann::json to_json() const;
+};
+
+}  // namespace rastro::trace
