@@ -1,0 +1,150 @@
+#include "calibration/catalogue_entry.h"
+
+#include <random>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "tests/metrology/r_oracle.h"
+
+namespace rastro::calibration {
+namespace {
+
+using metrology::ExperimentResult;
+using rastro::testing::close_rel;
+
+// reference, an unbiased instrument (ebpf) and a biased one (strace: gain 1.3 + 2 µs, 20 %
+// slower at background 1), RR at levels 1, 2, 4 µs·10, backgrounds 0 and 1, 10 replicates.
+std::vector<ExperimentResult> synthetic_results(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0, 1);
+  std::vector<ExperimentResult> out;
+  size_t line = 2;
+  for (std::string bg : {"0", "1"})
+    for (int level : {1, 2, 4})
+      for (long rep = 1; rep <= 10; ++rep) {
+        const double ref = 10.0 * level * (1 + 0.01 * z(rng));
+        const double slow = bg == "1" ? 1.2 : 1.0;
+        const std::string lv = std::to_string(level);
+        out.push_back({"reference", "RR", lv, bg, rep, ref, ref, 0.02 * ref, line++});
+        out.push_back({"ebpf", "RR", lv, bg, rep, ref * (1 + 0.01 * z(rng)), ref, 0.02 * ref, line++});
+        out.push_back({"strace", "RR", lv, bg, rep, slow * (2 + 1.3 * ref) * (1 + 0.02 * z(rng)), ref,
+                       0.02 * ref, line++});
+      }
+  return out;
+}
+
+const CatalogueEntry& find(const std::vector<CatalogueEntry>& es, const std::string& ins,
+                           const std::string& level, const std::string& bg) {
+  for (const auto& e : es)
+    if (e.instrument == ins && e.level == level && e.background == bg) return e;
+  throw std::runtime_error("no entry");
+}
+
+TEST(Catalogue, EntriesForEveryGroup) {
+  const auto results = synthetic_results(1);
+  auto es = analyze_results(results);
+  ASSERT_EQ(es.size(), 3u * 3 * 2);
+  EXPECT_EQ(es.front().instrument, "reference");  // reference first
+  const auto& s = find(es, "strace", "2", "0");
+  ASSERT_TRUE(s.budget && s.f_test && s.shapiro);
+  EXPECT_EQ(s.n, 10u);
+  EXPECT_TRUE(s.calibration_needed);
+  ASSERT_TRUE(s.curve && s.after_calibration);
+  EXPECT_EQ(s.curve->kind, CurveKind::kLinear);
+  EXPECT_NEAR(s.curve->b1, 1.3, 0.1);
+  EXPECT_GT(s.budget->bias_rel, 30);
+  EXPECT_LT(std::fabs(s.after_calibration->bias_rel), 3);
+  EXPECT_LT(s.after_calibration->U_rel, s.budget->U_rel / 5);
+  EXPECT_EQ(s.f_test->verdict, metrology::FVerdict::kLessPrecise);
+  const auto& e = find(es, "ebpf", "2", "0");
+  EXPECT_FALSE(e.calibration_needed);
+  EXPECT_FALSE(e.curve.has_value());
+  // Selectivity: strace at background 1 is ~20 % slower than at background 0.
+  const auto& s1 = find(es, "strace", "2", "1");
+  ASSERT_TRUE(s1.selectivity);
+  EXPECT_NEAR(s1.selectivity->delta_rel, 20, 3);
+  EXPECT_TRUE(s1.selectivity->significant);
+  EXPECT_FALSE(s.selectivity.has_value());
+  EXPECT_TRUE(s.undefined.count("selectivity"));
+  auto j = to_json(es);
+  EXPECT_EQ(j.dump().find("NaN"), std::string::npos);
+  for (const char* k : {"instrument", "type", "level", "background", "n", "mean", "reference_mean", "sd",
+                        "precision_rel", "bias_rel", "rms_bias_rel", "u_bias_rel", "uc_rel", "U_rel",
+                        "bias_significant", "F", "F_crit_low", "F_crit_high", "F_verdict", "shapiro_W",
+                        "shapiro_p"})
+    EXPECT_TRUE(j[5].contains(k)) << k;
+  EXPECT_EQ(j[0]["level"], 1);  // numeric labels stay numbers
+}
+
+TEST(Catalogue, NumbersMatchRComputedFromTheSameRows) {
+  RASTRO_REQUIRE_R();
+  const auto results = synthetic_results(2);
+  std::string csv = "instrument,level,background,measured,reference,reference_u\n";
+  for (const auto& r : results)
+    csv += fmt::format("{},{},{},{:.17g},{:.17g},{:.17g}\n", r.instrument, r.level, r.background, r.measured,
+                       r.reference, r.reference_u);
+  const auto out = rastro::testing::run_r(R"(
+d <- read.csv(DATA)
+for (ins in c('ebpf', 'strace')) for (lv in c(1, 2, 4)) for (bg in c(0, 1)) {
+  g <- d[d$instrument == ins & d$level == lv & d$background == bg, ]
+  r <- d[d$instrument == 'reference' & d$level == lv & d$background == bg, ]
+  x <- g$measured; ref <- g$reference; u <- g$reference_u
+  prec <- sd(x) / mean(x) * 100
+  ub <- sqrt(mean(((x - ref) / ref * 100)^2) + mean((u / ref * 100)^2))
+  v <- var.test(x, r$measured); s <- shapiro.test(x)
+  cat(f17(c(prec, (mean(x) - mean(ref)) / mean(ref) * 100, ub, 2 * sqrt(prec^2 + ub^2),
+            v$statistic, v$p.value, s$statistic, s$p.value)), '\n')
+})", csv);
+  const auto rows = rastro::testing::parse_rows(out);
+  ASSERT_EQ(rows.size(), 12u) << out;
+  auto es = analyze_results(results);
+  size_t i = 0;
+  for (std::string ins : {"ebpf", "strace"})
+    for (std::string lv : {"1", "2", "4"})
+      for (std::string bg : {"0", "1"}) {
+        SCOPED_TRACE(ins + " " + lv + " " + bg);
+        const auto& e = find(es, ins, lv, bg);
+        const auto& r = rows[i++];
+        EXPECT_TRUE(close_rel(e.budget->precision_rel, r[0], 1e-9));
+        EXPECT_TRUE(close_rel(e.budget->bias_rel, r[1], 1e-9));
+        EXPECT_TRUE(close_rel(e.budget->u_bias_rel, r[2], 1e-9));
+        EXPECT_TRUE(close_rel(e.budget->U_rel, r[3], 1e-9));
+        EXPECT_TRUE(close_rel(e.f_test->F, r[4], 1e-9));
+        EXPECT_TRUE(close_rel(e.f_test->p_value, r[5], 1e-9, 1e-14));
+        EXPECT_TRUE(close_rel(e.shapiro->W, r[6], 1e-6));
+        EXPECT_TRUE(close_rel(e.shapiro->p_value, r[7], 1e-6));
+      }
+}
+
+TEST(Catalogue, BadGroupsAreUndefinedWithReasons) {
+  std::vector<ExperimentResult> rs = {
+      {"strace", "SR", "1", "0", 1, 5.0, 2.0, 0, 2},                                          // n = 1
+      {"ptrace", "SR", "1", "0", 1, 5.0, 0.0, 0, 3}, {"ptrace", "SR", "1", "0", 2, 6.0, 0.0, 0, 4},  // ref 0
+      {"stap", "SR", "1", "0", 1, 5.0, 4.0, 0, 5},   {"stap", "SR", "1", "0", 2, 5.0, 4.0, 0, 6},  // constant
+  };
+  auto es = analyze_results(rs);
+  ASSERT_EQ(es.size(), 3u);
+  for (const auto& e : es) {
+    auto j = to_json(e);
+    EXPECT_EQ(j.dump().find("NaN"), std::string::npos) << j.dump();
+    EXPECT_TRUE(j["shapiro_W"].is_null());
+    EXPECT_TRUE(j["undefined"]["shapiro_W"].is_string());
+    EXPECT_TRUE(j["F"].is_null());
+    EXPECT_NE(j["undefined"]["F"].get<std::string>().find("no 'reference' rows"), std::string::npos);
+  }
+  auto strace = to_json(es[2]);
+  EXPECT_TRUE(strace["precision_rel"].is_null());
+  EXPECT_NE(strace["undefined"]["precision_rel"].get<std::string>().find("n >= 2"), std::string::npos);
+  auto ptrace = to_json(es[0]);
+  EXPECT_NE(ptrace["undefined"]["bias_rel"].get<std::string>().find("not positive"), std::string::npos);
+  auto stap = to_json(es[1]);
+  EXPECT_EQ(stap["precision_rel"], 0.0);
+  EXPECT_EQ(stap["bias_rel"], 25.0);
+  // Bias is significant but every replicate sits at one reference value: a single-point curve.
+  ASSERT_TRUE(es[1].curve.has_value());
+  EXPECT_EQ(es[1].curve->kind, CurveKind::kSinglePoint);
+}
+
+}  // namespace
+}  // namespace rastro::calibration
