@@ -1,0 +1,157 @@
+// Chrome trace-event JSON ("JSON Object Format"): one "X" complete event per syscall on its
+// process/thread track, so Perfetto and chrome://tracing show a per-thread timeline.
+//
+//   {"displayTimeUnit":"ns","otherData":{<trace header>},"traceEvents":[
+//    {"name":"process_name","ph":"M","pid":1,"tid":1,"args":{"name":"pid 1"}},
+//    {"name":"read","cat":"syscall","ph":"X","pid":1,"tid":10,"ts":0.200,"dur":0.300,
+//     "args":{"seq":1,"fd":3,"fd_path":"/a","count":4096,"rvalue":4096}}, ...]}
+//
+// ts/dur are microseconds (the format's unit) with three decimals, so nanoseconds survive; ts
+// counts from the first event's begin, because doubles of absolute CLOCK_MONOTONIC
+// microseconds would lose the nanoseconds in viewers. The offset is in otherData.ts_origin_ns.
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "trace/exporters/export_util.h"
+#include "trace/exporters/exporter.h"
+
+namespace rastro::trace {
+namespace {
+
+using exporters::append_json_string;
+
+void append_us(std::string& out, int64_t ns) {
+  if (ns < 0) {
+    out.push_back('-');
+    ns = -ns;
+  }
+  fmt::format_to(std::back_inserter(out), "{}.{:03}", ns / 1000, ns % 1000);
+}
+
+class ChromeExporter final : public Exporter {
+ public:
+  std::string_view name() const override { return "chrome"; }
+  std::string_view description() const override {
+    return "Chrome trace-event JSON: a per-thread timeline for Perfetto / chrome://tracing";
+  }
+  void write(const Trace& trace, const std::string& path) const override;
+};
+
+void append_event(std::string& out, const Trace& t, const Event& e, int64_t origin) {
+  out += "{\"name\":";
+  append_json_string(out, function_name(e, t.strings));
+  fmt::format_to(std::back_inserter(out), ",\"cat\":\"syscall\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":",
+                 e.pid, e.tid);
+  append_us(out, e.begin_ns - origin);
+  out += ",\"dur\":";
+  bool unfinished = e.flags & kEventUnfinished;
+  append_us(out, unfinished ? 0 : std::max<int64_t>(0, e.duration_ns()));
+  fmt::format_to(std::back_inserter(out), ",\"args\":{{\"seq\":{}", e.seq);
+  std::set<std::string> used;
+  for (int i = 0; i < e.nargs; ++i) {
+    const Arg& a = e.arg(i);
+    if (a.type == ArgType::kBuf || a.type == ArgType::kNone) continue;  // nothing recorded
+    std::string key(exporters::arg_type_name(a.type));
+    if (!used.insert(key).second) key += fmt::format("_{}", i);
+    out += ",";
+    append_json_string(out, key);
+    out += ":";
+    if (a.type == ArgType::kPath || a.type == ArgType::kStr) {
+      append_json_string(out, t.str(a.str));
+      continue;
+    }
+    fmt::format_to(std::back_inserter(out), "{}", a.value);
+    if (a.str != kNoStr) {
+      out += ",";
+      append_json_string(out, key + "_path");
+      out += ":";
+      append_json_string(out, t.str(a.str));
+    }
+  }
+  if (unfinished) {
+    out += ",\"unfinished\":true";
+  } else {
+    fmt::format_to(std::back_inserter(out), ",\"rvalue\":{}", e.rvalue);
+    if (e.failed()) {
+      out += ",\"error\":";
+      append_json_string(out, exporters::errno_name(e.error_number()));
+    }
+  }
+  if (e.flags) fmt::format_to(std::back_inserter(out), ",\"flags\":{}", e.flags);
+  if (e.flags & kEventReplayed)
+    fmt::format_to(std::back_inserter(out), ",\"planned_ns\":{},\"expected_rvalue\":{}",
+                   e.planned_ns, e.expected_rvalue);
+  if (e.flags & kEventCalibrated)
+    fmt::format_to(std::back_inserter(out), ",\"raw_end_ns\":{}", e.raw_end_ns);
+  out += "}}";
+}
+
+void ChromeExporter::write(const Trace& trace, const std::string& path) const {
+  int64_t origin = 0;
+  if (!trace.events.empty()) {
+    origin = trace.events.front().begin_ns;
+    for (const Event& e : trace.events) origin = std::min(origin, e.begin_ns);
+  }
+  std::string tmp = exporters::temp_path_for(path);
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw Error(fmt::format("{}: cannot create: {}", tmp, std::strerror(errno)));
+  bool ok = true;
+  std::string out;
+  auto drain = [&](bool force) {
+    if (out.size() < (1u << 20) && !force) return;
+    if (std::fwrite(out.data(), 1, out.size(), f) != out.size()) ok = false;
+    out.clear();
+  };
+  nlohmann::json other = trace.header.to_json();
+  other["ts_origin_ns"] = origin;
+  out += "{\"displayTimeUnit\":\"ns\",\"otherData\":";
+  out += other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out += ",\"traceEvents\":[";
+  // Track names first: processes and threads in id order.
+  std::map<int32_t, std::set<int32_t>> threads;
+  for (const Event& e : trace.events) threads[e.pid].insert(e.tid);
+  std::string process_label = trace.header.command.empty() ? "" : " " + trace.header.command[0];
+  bool first = true;
+  auto sep = [&] {
+    if (!first) out += ",\n";
+    first = false;
+  };
+  for (const auto& [pid, tids] : threads) {
+    sep();
+    out += fmt::format("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":",
+                       pid, pid);
+    append_json_string(out, fmt::format("pid {}{}", pid, process_label));
+    out += "}}";
+    for (int32_t tid : tids) {
+      sep();
+      out += fmt::format("{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"tid {}\"}}}}",
+                         pid, tid, tid);
+    }
+  }
+  for (const Event& e : trace.events) {
+    sep();
+    append_event(out, trace, e, origin);
+    drain(false);
+  }
+  out += "]}\n";
+  drain(true);
+  if (std::fclose(f) != 0) ok = false;
+  if (!ok) {
+    std::remove(tmp.c_str());
+    throw Error(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
+  }
+  exporters::commit_temp_file(tmp, path);
+}
+
+}  // namespace
+
+const Exporter& chrome_exporter() {
+  static const ChromeExporter e;
+  return e;
+}
+
+}  // namespace rastro::trace

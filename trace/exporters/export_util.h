@@ -1,0 +1,28 @@
+// Small helpers shared by the exporters.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "trace/model/event.h"
+
+namespace rastro::trace::exporters {
+
+// A short lowercase name for an argument type ("fd", "path", "offset", ...), used as JSON keys
+// and SQLite values.
+std::string_view arg_type_name(ArgType t);
+
+// The symbolic errno name ("ENOENT") of a failed event's error number, or "" when unknown.
+std::string_view errno_name(int err);
+
+bool is_valid_utf8(std::string_view s);
+
+// Appends `s` as a JSON string literal (quotes included). Bytes that are not valid UTF-8 are
+// written as \u00XX (their Latin-1 reading) so the output is always valid JSON.
+void append_json_string(std::string& out, std::string_view s);
+
+// A temporary name next to `path` (same file system, so rename() is atomic), and the rename.
+std::string temp_path_for(const std::string& path);
+void commit_temp_file(const std::string& tmp, const std::string& path);
+
+}  // namespace rastro::trace::exporters
