@@ -1,0 +1,147 @@
+// The `coordinator` engine (thesis Fig. 6.1-6.2), kept as the thesis built it so its cost can be
+// measured (+150 % bias on sequential reads in the thesis): a coordinator thread owns the state
+// of every request (unavailable -> available -> replayed). It counts each request's outstanding
+// dependencies, pushes the ones that reach zero to a lock-free "available" queue, and consumes
+// the workers' completions from a lock-free "replayed" queue. Workers (one per traced thread, so
+// an available request never waits for a free worker) pop, apply the timing policy, issue, and
+// push the request back.
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include <boost/lockfree/queue.hpp>
+
+#include "common/clock.h"
+#include "replay/engines/engine.h"
+#include "replay/engines/engine_common.h"
+#include "replay/runtime/completion_flag.h"
+#include "replay/runtime/process_state.h"
+#include "replay/runtime/request_runner.h"
+
+namespace rastro::replay {
+
+EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, const EngineOptions& options) {
+  EngineResult res;
+  const size_t n = plan.requests.size();
+  res.records.resize(n);
+  std::vector<ProcessSeed> seeds = process_seeds(plan.trace);
+  ProcessTable procs(seeds);
+  CallExecutor exec(sandbox, procs, plan.trace.strings);
+  detail::ImplicitDeps imp = detail::implicit_deps(plan);
+  std::vector<int64_t> replay_end(n, 0);
+
+  // Reverse edges (dependants) in CSR form, and each request's count of outstanding dependencies.
+  std::vector<uint32_t> remaining(n, 0);
+  std::vector<uint32_t> out_begin(n + 1, 0);
+  auto for_each_dep = [&](uint32_t r, auto&& f) {
+    if (imp.prev[r] >= 0) f(static_cast<uint32_t>(imp.prev[r]));
+    if (imp.spawn[r] >= 0) f(static_cast<uint32_t>(imp.spawn[r]));
+    const Request& q = plan.requests[r];
+    for (uint32_t i = 0; i < q.deps_count; ++i) {
+      uint32_t d = plan.deps[q.deps_begin + i].request;
+      if (d != r) f(d);
+    }
+  };
+  for (uint32_t r = 0; r < n; ++r) {
+    for_each_dep(r, [&](uint32_t d) {
+      ++remaining[r];
+      ++out_begin[d + 1];
+    });
+  }
+  for (size_t i = 0; i < n; ++i) out_begin[i + 1] += out_begin[i];
+  std::vector<uint32_t> out(out_begin[n]);
+  {
+    std::vector<uint32_t> fill(out_begin.begin(), out_begin.end() - 1);
+    for (uint32_t r = 0; r < n; ++r) for_each_dep(r, [&](uint32_t d) { out[fill[d]++] = r; });
+  }
+
+  constexpr uint32_t kStop = std::numeric_limits<uint32_t>::max();
+  boost::lockfree::queue<uint32_t> available(std::max<size_t>(n, 16));
+  boost::lockfree::queue<uint32_t> replayed(std::max<size_t>(n, 16));
+  const size_t nworkers = std::max<size_t>(plan.threads.size(), 1);
+
+  CompletionFlag go;
+  int64_t start_ns = 0;
+  std::mutex merge_mu;
+  const bool timed = options.timing.policy != TimingPolicy::kFullspeed;
+
+  auto worker = [&] {
+    std::string rt_why;
+    bool rt_failed = options.realtime && !make_realtime(&rt_why);
+    ThreadScratch scratch;
+    go.wait();
+    uint32_t round = 0;
+    for (;;) {
+      uint32_t r;
+      if (!available.pop(r)) {
+        detail::backoff(round);
+        continue;
+      }
+      round = 0;
+      if (r == kStop) break;
+      const Request& q = plan.requests[r];
+      const trace::Event& e = plan.trace.events[q.event];
+      int64_t ready = monotonic_ns();
+      int64_t planned = ready;
+      if (timed) {
+        planned = planned_issue_ns(options.timing,
+                                   detail::issue_inputs(plan, imp, r, replay_end.data(), start_ns, ready));
+        wait_until(planned);
+      }
+      RequestRecord& rec = res.records[r];
+      issue_request(exec, e, q.action, q.path, procs.find(e.pid), scratch, &rec);
+      rec.planned_ns = planned;
+      replay_end[r] = rec.end_ns;
+      while (!replayed.push(r)) CompletionFlag::cpu_relax();
+    }
+    std::lock_guard lock(merge_mu);
+    res.stats.merge(scratch.stats);
+    if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
+  };
+
+  std::vector<std::thread> workers;
+  for (size_t i = 0; i < nworkers; ++i) workers.emplace_back(worker);
+
+  // The coordinator runs on the calling thread.
+  uint64_t waits = 0;
+  start_ns = monotonic_ns() + 200'000;
+  go.complete();
+  for (uint32_t r = 0; r < n; ++r) {
+    if (remaining[r] == 0) {
+      while (!available.push(r)) CompletionFlag::cpu_relax();
+    } else if (imp.prev[r] < 0) {
+      ++waits;  // a thread's first request waiting for another thread's request
+    }
+  }
+  size_t completed = 0;
+  uint32_t round = 0;
+  while (completed < n) {
+    uint32_t r;
+    if (!replayed.pop(r)) {
+      detail::backoff(round);
+      continue;
+    }
+    round = 0;
+    ++completed;
+    for (uint32_t i = out_begin[r]; i < out_begin[r + 1]; ++i) {
+      uint32_t s = out[i];
+      if (--remaining[s] == 0) {
+        while (!available.push(s)) CompletionFlag::cpu_relax();
+      } else if (imp.prev[s] == static_cast<int64_t>(r)) {
+        ++waits;  // its thread predecessor is done but another dependency is not
+      }
+    }
+  }
+  for (size_t i = 0; i < nworkers; ++i) {
+    while (!available.push(kStop)) CompletionFlag::cpu_relax();
+  }
+  for (auto& w : workers) w.join();
+  res.dependency_waits = waits;
+  res.start_ns = start_ns;
+  res.wall_ns = detail::wall_time(res.records);
+  return res;
+}
+
+}  // namespace rastro::replay

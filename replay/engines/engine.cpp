@@ -1,0 +1,112 @@
+#include "replay/engines/engine.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "replay/engines/engine_common.h"
+#include "replay/runtime/completion_flag.h"
+#include "replay/runtime/process_state.h"
+
+namespace rastro::replay {
+
+Result<EngineKind> parse_engine(std::string_view name) {
+  if (name == "workers") return EngineKind::kWorkers;
+  if (name == "coordinator") return EngineKind::kCoordinator;
+  return fail("unknown engine '" + std::string(name) + "' (expected workers or coordinator)");
+}
+
+std::string_view engine_name(EngineKind k) { return k == EngineKind::kWorkers ? "workers" : "coordinator"; }
+
+EngineResult run_engine(EngineKind kind, const Plan& plan, const SandboxResolver& sandbox,
+                        const EngineOptions& options) {
+  return kind == EngineKind::kWorkers ? run_workers(plan, sandbox, options)
+                                      : run_coordinator(plan, sandbox, options);
+}
+
+bool make_realtime(std::string* why) {
+  sched_param sp{};
+  sp.sched_priority = sched_get_priority_min(SCHED_FIFO) + 1;
+  int r = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+  if (r != 0) {
+    if (why) *why = std::string("SCHED_FIFO not permitted: ") + std::strerror(r);
+    return false;
+  }
+  return true;
+}
+
+std::vector<uint32_t> request_events(const Plan& plan) {
+  std::vector<uint32_t> v;
+  v.reserve(plan.requests.size());
+  for (const Request& r : plan.requests) v.push_back(r.event);
+  return v;
+}
+
+namespace detail {
+
+ImplicitDeps implicit_deps(const Plan& plan) {
+  ImplicitDeps d;
+  d.prev.assign(plan.requests.size(), -1);
+  d.spawn.assign(plan.requests.size(), -1);
+  std::vector<int64_t> spawn_of_thread = spawn_requests(plan);
+  for (size_t t = 0; t < plan.threads.size(); ++t) {
+    const auto& reqs = plan.threads[t].requests;
+    for (size_t i = 1; i < reqs.size(); ++i) d.prev[reqs[i]] = reqs[i - 1];
+    // Only when the clone comes earlier in the plan (index order is a topological order);
+    // otherwise the trace is inconsistent and waiting could deadlock.
+    if (!reqs.empty() && spawn_of_thread[t] >= 0 && spawn_of_thread[t] < static_cast<int64_t>(reqs[0])) {
+      d.spawn[reqs[0]] = spawn_of_thread[t];
+    }
+  }
+  return d;
+}
+
+IssueInputs issue_inputs(const Plan& plan, const ImplicitDeps& imp, uint32_t r, const int64_t* replay_end,
+                         int64_t start_ns, int64_t ready_ns) {
+  const Request& q = plan.requests[r];
+  IssueInputs in;
+  in.start_ns = start_ns;
+  in.trace_begin_ns = q.trace_begin_ns;
+  in.ready_ns = ready_ns;
+  auto consider = [&](int64_t d) {
+    if (d < 0) return;
+    const Request& dq = plan.requests[static_cast<size_t>(d)];
+    if (dq.trace_end_ns > in.dep_trace_end_ns) {
+      in.dep_trace_end_ns = dq.trace_end_ns;
+      in.dep_replay_end_ns = replay_end[d];
+    }
+  };
+  consider(imp.prev[r]);
+  consider(imp.spawn[r]);
+  for (uint32_t i = 0; i < q.deps_count; ++i) consider(plan.deps[q.deps_begin + i].request);
+  return in;
+}
+
+int64_t wall_time(const std::vector<RequestRecord>& records) {
+  if (records.empty()) return 0;
+  int64_t first = records[0].begin_ns, last = records[0].end_ns;
+  for (const auto& r : records) {
+    first = std::min(first, r.begin_ns);
+    last = std::max(last, r.end_ns);
+  }
+  return last - first;
+}
+
+void backoff(uint32_t& round) {
+  ++round;
+  if (round < 256) {
+    CompletionFlag::cpu_relax();
+  } else if (round < 512) {
+    std::this_thread::yield();
+  } else {
+    timespec ts{0, 20'000};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+}  // namespace detail
+}  // namespace rastro::replay

@@ -1,0 +1,61 @@
+// The event-based replayer's engines (SPEC §4). Both read only the Plan and run every request
+// through the shared runtime (replay/runtime/): sandbox, fd map, executor, timing, output records.
+//
+//   workers      (thesis §6.2.2) one replay thread per traced thread, owning its requests in
+//                program order; each request has a completion flag its dependants wait on
+//                (spin, then futex). No central component on the hot path.
+//   coordinator  (thesis Fig. 6.1-6.2) a coordinator thread keeps each request unavailable ->
+//                available -> replayed; workers take available requests from a Boost.Lockfree
+//                queue and hand completions back through another.
+//
+// Program order within a traced thread is implicit (the plan does not store same-thread edges),
+// and a thread's first request also waits for the clone/fork that created it (its fd table is
+// copied there).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+#include "replay/plan/plan.h"
+#include "replay/runtime/call_executor.h"
+#include "replay/runtime/replay_output.h"
+#include "replay/runtime/sandbox_resolver.h"
+#include "replay/runtime/timing.h"
+
+namespace rastro::replay {
+
+enum class EngineKind : uint8_t { kWorkers, kCoordinator };
+Result<EngineKind> parse_engine(std::string_view name);
+std::string_view engine_name(EngineKind k);
+
+struct EngineOptions {
+  TimingSpec timing;
+  bool realtime = false;  // SCHED_FIFO replay threads (warns if not permitted)
+};
+
+struct EngineResult {
+  std::vector<RequestRecord> records;  // one per plan request, same index
+  ExecStats stats;
+  uint64_t dependency_waits = 0;       // requests that found a dependency not yet done
+  int64_t start_ns = 0;                // trace offset 0 maps here
+  int64_t wall_ns = 0;
+  std::vector<std::string> warnings;
+};
+
+// Runs the plan in `sandbox` (the fs state must already be prepared).
+EngineResult run_engine(EngineKind kind, const Plan& plan, const SandboxResolver& sandbox,
+                        const EngineOptions& options);
+
+EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const EngineOptions& options);
+EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, const EngineOptions& options);
+
+// Shared by both engines (and usable by generated code): SCHED_FIFO for the calling thread.
+bool make_realtime(std::string* why);
+
+// The plan's source event index of every request (for the output writer).
+std::vector<uint32_t> request_events(const Plan& plan);
+
+}  // namespace rastro::replay

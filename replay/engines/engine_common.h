@@ -1,0 +1,33 @@
+// Pieces both engines share (private to replay/engines).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "replay/plan/plan.h"
+#include "replay/runtime/replay_output.h"
+#include "replay/runtime/timing.h"
+
+namespace rastro::replay::detail {
+
+// Implicit dependencies the plan does not store: program order within a thread, and the clone that
+// created a thread (for its first request). -1 = none.
+struct ImplicitDeps {
+  std::vector<int64_t> prev;   // per request: the previous request of its thread
+  std::vector<int64_t> spawn;  // per request: the creating clone (first request of a thread only)
+};
+ImplicitDeps implicit_deps(const Plan& plan);
+
+// Timing inputs of request r: the dependency (explicit or implicit) that completed latest in the
+// trace, and its replayed end. `replay_end` entries of r's dependencies must be published.
+IssueInputs issue_inputs(const Plan& plan, const ImplicitDeps& imp, uint32_t r, const int64_t* replay_end,
+                         int64_t start_ns, int64_t ready_ns);
+
+// From the first request's begin to the last one's end.
+int64_t wall_time(const std::vector<RequestRecord>& records);
+
+// Idle waiting in the coordinator design: spin, then yield, then short sleeps.
+void backoff(uint32_t& round);
+
+}  // namespace rastro::replay::detail

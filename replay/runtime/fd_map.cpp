@@ -1,0 +1,122 @@
+#include "replay/runtime/fd_map.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace rastro::replay {
+namespace {
+constexpr uint64_t kEmpty = (static_cast<uint64_t>(FdState::kNone) << 32) | 0xffffffffu;
+}
+
+FdTable::FdTable() : direct_(new std::atomic<uint64_t>[kDirect]) {
+  for (int i = 0; i < kDirect; ++i) direct_[i].store(kEmpty, std::memory_order_relaxed);
+}
+
+FdTable::~FdTable() {
+  for (int i = 0; i < kDirect; ++i) {
+    FdLookup l = unpack(direct_[i].load(std::memory_order_relaxed));
+    if (l.state == FdState::kOpen) ::close(l.fd);
+  }
+  for (auto& [k, v] : overflow_) {
+    FdLookup l = unpack(v);
+    if (l.state == FdState::kOpen) ::close(l.fd);
+  }
+}
+
+FdLookup FdTable::get(int traced) const {
+  if (traced >= 0 && traced < kDirect) return unpack(direct_[traced].load(std::memory_order_acquire));
+  std::lock_guard lock(mu_);
+  auto it = overflow_.find(traced);
+  return it == overflow_.end() ? unpack(kEmpty) : unpack(it->second);
+}
+
+uint64_t FdTable::exchange(int traced, uint64_t v) {
+  if (traced >= 0 && traced < kDirect) return direct_[traced].exchange(v, std::memory_order_acq_rel);
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = overflow_.try_emplace(traced, kEmpty);
+  uint64_t old = it->second;
+  it->second = v;
+  return old;
+}
+
+void FdTable::set_open(int traced, int replay_fd, bool cloexec, std::string traced_path) {
+  {
+    std::lock_guard lock(mu_);
+    paths_[traced] = std::move(traced_path);
+  }
+  FdLookup old = unpack(exchange(traced, pack(replay_fd, FdState::kOpen, cloexec)));
+  if (old.state == FdState::kOpen && old.fd != replay_fd) ::close(old.fd);
+}
+
+void FdTable::set_state(int traced, FdState state) {
+  FdLookup old = unpack(exchange(traced, pack(-1, state, false)));
+  if (old.state == FdState::kOpen) ::close(old.fd);
+}
+
+FdLookup FdTable::take(int traced) {
+  FdLookup old = unpack(exchange(traced, pack(-1, FdState::kClosed, false)));
+  return old;
+}
+
+void FdTable::set_cloexec(int traced, bool cloexec) {
+  FdLookup l = get(traced);
+  if (l.state != FdState::kOpen) return;
+  exchange(traced, pack(l.fd, l.state, cloexec));
+}
+
+std::string FdTable::path(int traced) const {
+  std::lock_guard lock(mu_);
+  auto it = paths_.find(traced);
+  return it == paths_.end() ? std::string() : it->second;
+}
+
+void FdTable::close_cloexec() {
+  std::vector<int> doomed;
+  for (int i = 0; i < kDirect; ++i) {
+    if (get(i).cloexec) doomed.push_back(i);
+  }
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [k, v] : overflow_) {
+      if (unpack(v).cloexec) doomed.push_back(k);
+    }
+  }
+  for (int t : doomed) {
+    FdLookup l = take(t);
+    if (l.state == FdState::kOpen) ::close(l.fd);
+  }
+}
+
+std::unique_ptr<FdTable> FdTable::copy() const {
+  auto out = std::make_unique<FdTable>();
+  auto copy_one = [&](int traced, FdLookup l) {
+    if (l.state == FdState::kOpen) {
+      int d = fcntl(l.fd, F_DUPFD_CLOEXEC, 0);
+      if (d >= 0) {
+        out->set_open(traced, d, l.cloexec, path(traced));
+      } else {
+        out->set_state(traced, FdState::kFailed);
+      }
+    } else if (l.state != FdState::kNone) {
+      out->set_state(traced, l.state);
+    }
+  };
+  for (int i = 0; i < kDirect; ++i) copy_one(i, get(i));
+  std::vector<std::pair<int, uint64_t>> big;
+  {
+    std::lock_guard lock(mu_);
+    big.assign(overflow_.begin(), overflow_.end());
+  }
+  for (auto& [k, v] : big) copy_one(k, unpack(v));
+  return out;
+}
+
+size_t FdTable::open_count() const {
+  size_t n = 0;
+  for (int i = 0; i < kDirect; ++i) n += get(i).state == FdState::kOpen;
+  std::lock_guard lock(mu_);
+  for (auto& [k, v] : overflow_) n += unpack(v).state == FdState::kOpen;
+  return n;
+}
+
+}  // namespace rastro::replay

@@ -1,0 +1,79 @@
+// Traced fds -> replay fds, for one traced process (one fd table).
+//
+// Lookups are on the hot path of every read/write and happen concurrently from the replay threads
+// of one traced process, so the common range (traced fds below kDirect) is an array of atomic
+// slots: a lookup is one relaxed load. Bigger traced fds and the per-fd traced path (needed by
+// fchdir and dirfd-relative *at calls) live behind a mutex; they are off the hot path.
+//
+// The replay plan orders every use of an fd after the call that created it (fs ordering), and the
+// completion flag publishes the slot, so relaxed slot accesses are enough within a dependency chain.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace rastro::replay {
+
+enum class FdState : uint8_t {
+  kNone = 0,  // never created in this replay: a use is "use before open"
+  kOpen,      // mapped to a replay fd
+  kClosed,    // closed: a use is "use after close"
+  kFailed,    // the call that created it succeeded in the trace but failed in the replay
+  kRefused,   // its path was refused by the sandbox (device, /proc, corrupt path)
+};
+
+struct FdLookup {
+  int fd = -1;  // replay fd when state == kOpen
+  FdState state = FdState::kNone;
+  bool cloexec = false;
+};
+
+class FdTable {
+ public:
+  static constexpr int kDirect = 4096;
+
+  FdTable();
+  ~FdTable();  // closes every replay fd still open
+  FdTable(const FdTable&) = delete;
+  FdTable& operator=(const FdTable&) = delete;
+
+  FdLookup get(int traced) const;
+  // Maps `traced` to `replay_fd` (taking ownership); an fd previously mapped there is closed,
+  // as dup2 onto an open fd does.
+  void set_open(int traced, int replay_fd, bool cloexec, std::string traced_path);
+  // Records that `traced` could not be created (kFailed / kRefused); closes a previous mapping.
+  void set_state(int traced, FdState state);
+  // Unmaps `traced` (close): returns what it was; the caller closes the replay fd it gets back.
+  FdLookup take(int traced);
+  void set_cloexec(int traced, bool cloexec);
+  // The traced absolute path `traced` was opened with ("" when unknown).
+  std::string path(int traced) const;
+  // execve: closes every close-on-exec fd.
+  void close_cloexec();
+  // fork without CLONE_FILES: a copy whose replay fds are duplicates.
+  std::unique_ptr<FdTable> copy() const;
+  // Number of fds currently mapped (tests, leak checks).
+  size_t open_count() const;
+
+ private:
+  static uint64_t pack(int fd, FdState s, bool cloexec) {
+    return static_cast<uint32_t>(fd) | (static_cast<uint64_t>(s) << 32) | (uint64_t{cloexec} << 40);
+  }
+  static FdLookup unpack(uint64_t v) {
+    return {static_cast<int32_t>(static_cast<uint32_t>(v)), static_cast<FdState>((v >> 32) & 0xff),
+            ((v >> 40) & 1) != 0};
+  }
+  uint64_t exchange(int traced, uint64_t v);
+
+  std::unique_ptr<std::atomic<uint64_t>[]> direct_;
+  mutable std::mutex mu_;
+  std::unordered_map<int, uint64_t> overflow_;     // traced fds >= kDirect (or negative)
+  std::unordered_map<int, std::string> paths_;
+};
+
+}  // namespace rastro::replay

@@ -1,0 +1,427 @@
+#include "replay/runtime/fs_init.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+#include "replay/runtime/call_executor.h"
+#include "trace/syscalls/syscall_table.h"
+
+namespace rastro::replay {
+namespace {
+
+enum class Initial : uint8_t { kUnknown, kPre, kMaybe, kAbsent };
+enum class Shape : uint8_t { kUnknown, kFile, kDir, kSymlink };
+
+struct PathInfo {
+  Initial initial = Initial::kUnknown;
+  Shape shape = Shape::kUnknown;
+  bool pristine = true;   // still holds its pre-trace content
+  uint64_t size = 0;
+  uint64_t link_len = 0;
+};
+
+struct OpenFile {
+  std::string path;
+  bool pristine = true;  // opened on the original object and not truncated
+  uint64_t pos = 0;
+};
+
+struct Proc {
+  std::string cwd = "/";
+  std::map<int, std::shared_ptr<OpenFile>> fds;
+};
+
+class Planner {
+ public:
+  explicit Planner(const trace::Trace& t) : t_(t) {}
+
+  InitPlan run();
+
+ private:
+  PathInfo& info(const std::string& p) { return paths_[p]; }
+  std::string path_of(Proc& pr, const trace::Event& e, int di, int pi) const;
+  void first_use(const std::string& p, Initial how, Shape shape = Shape::kUnknown);
+  void ancestors(const std::string& p);
+  void needs(OpenFile* f, uint64_t end);
+  void event(const trace::Event& e);
+
+  const trace::Trace& t_;
+  std::map<std::string, PathInfo> paths_;
+  std::unordered_map<int32_t, Proc> procs_;
+  std::unordered_map<int32_t, int32_t> tid_to_pid_;
+};
+
+std::string Planner::path_of(Proc& pr, const trace::Event& e, int di, int pi) const {
+  std::string_view p = t_.str(e.arg(pi).str);
+  if (p.empty() || p.find('\0') != std::string_view::npos) return {};
+  std::string base = pr.cwd;
+  if (!(p.front() == '/') && di >= 0 && e.arg(di).value != AT_FDCWD) {
+    auto it = pr.fds.find(static_cast<int>(e.arg(di).value));
+    if (it != pr.fds.end() && !it->second->path.empty()) {
+      base = it->second->path;
+    } else if (!t_.str(e.arg(di).str).empty() && t_.str(e.arg(di).str).front() == '/') {
+      base = std::string(t_.str(e.arg(di).str));
+    }
+  }
+  std::string abs = SandboxResolver::normalise(SandboxResolver::absolute(base, p));
+  if (SandboxResolver::check(abs) != PathVerdict::kOk) return {};
+  return abs;
+}
+
+void Planner::first_use(const std::string& p, Initial how, Shape shape) {
+  if (p.empty()) return;
+  PathInfo& i = info(p);
+  if (i.initial == Initial::kUnknown || (i.initial == Initial::kMaybe && how == Initial::kPre)) {
+    i.initial = how;
+    if (shape != Shape::kUnknown && i.shape == Shape::kUnknown) i.shape = shape;
+  }
+}
+
+void Planner::ancestors(const std::string& p) {
+  if (p.empty()) return;
+  for (size_t slash = p.find('/', 1); slash != std::string::npos; slash = p.find('/', slash + 1)) {
+    std::string dir = p.substr(0, slash);
+    PathInfo& i = info(dir);
+    if (i.initial == Initial::kUnknown || i.initial == Initial::kMaybe) i.initial = Initial::kPre;
+    if (i.initial == Initial::kPre && i.shape == Shape::kUnknown) i.shape = Shape::kDir;
+  }
+}
+
+void Planner::needs(OpenFile* f, uint64_t end) {
+  if (!f || !f->pristine || f->path.empty()) return;
+  PathInfo& i = info(f->path);
+  if (!i.pristine) return;
+  i.size = std::max(i.size, end);
+}
+
+void Planner::event(const trace::Event& e) {
+  tid_to_pid_.try_emplace(e.tid, e.pid);
+  Proc& pr = procs_[e.pid];
+  const trace::SyscallInfo* si = trace::syscall_by_nr(e.nr);
+  if (!si || (e.flags & trace::kEventUnfinished)) return;
+  std::string_view n = si->name;
+  bool ok = !e.failed();
+  int err = e.error_number();
+  auto fd = [&](int i) -> OpenFile* {
+    auto it = pr.fds.find(static_cast<int>(e.arg(i).value));
+    return it == pr.fds.end() ? nullptr : it->second.get();
+  };
+  auto a = [&](int i) { return e.arg(i).value; };
+  // A use of path p that says nothing about creation: it existed if the call succeeded.
+  auto use = [&](const std::string& p, Shape shape = Shape::kUnknown) {
+    if (p.empty()) return;
+    if (ok) {
+      first_use(p, Initial::kPre, shape);
+      ancestors(p);
+    } else if (err == ENOENT) {
+      first_use(p, Initial::kAbsent);
+    }
+  };
+  auto create = [&](const std::string& p, Shape shape) {
+    if (p.empty()) return;
+    if (ok) {
+      first_use(p, Initial::kAbsent);
+      ancestors(p);
+      PathInfo& i = info(p);
+      i.pristine = false;
+      i.shape = shape;
+    } else if (err == EEXIST) {
+      first_use(p, Initial::kPre, shape);
+      ancestors(p);
+    }
+  };
+  auto gone = [&](const std::string& p) {
+    if (!p.empty() && ok) info(p).pristine = false;
+  };
+
+  if (n == "open" || n == "openat" || n == "creat") {
+    bool at = n == "openat";
+    std::string p = path_of(pr, e, at ? 0 : -1, at ? 1 : 0);
+    int flags = n == "creat" ? (O_CREAT | O_WRONLY | O_TRUNC) : static_cast<int>(a(at ? 2 : 1));
+    Shape shape = (flags & O_DIRECTORY) ? Shape::kDir : Shape::kUnknown;
+    if (!(flags & O_CREAT)) {
+      use(p, shape);
+    } else if (flags & O_EXCL) {
+      create(p, Shape::kFile);
+    } else if (ok && !p.empty()) {
+      first_use(p, (flags & O_TRUNC) ? Initial::kAbsent : Initial::kMaybe, Shape::kFile);
+      ancestors(p);
+    }
+    if (ok && !p.empty()) {
+      if (flags & O_TRUNC) info(p).pristine = false;
+      auto f = std::make_shared<OpenFile>();
+      f->path = p;
+      f->pristine = info(p).pristine;
+      pr.fds[static_cast<int>(e.rvalue)] = f;
+    }
+  } else if (n == "close") {
+    if (ok) pr.fds.erase(static_cast<int>(a(0)));
+  } else if (n == "dup" || (n == "fcntl" && (a(1) == F_DUPFD || a(1) == F_DUPFD_CLOEXEC))) {
+    auto it = pr.fds.find(static_cast<int>(a(0)));
+    if (ok && it != pr.fds.end()) pr.fds[static_cast<int>(e.rvalue)] = it->second;
+  } else if (n == "dup2" || n == "dup3") {
+    auto it = pr.fds.find(static_cast<int>(a(0)));
+    if (ok && it != pr.fds.end()) pr.fds[static_cast<int>(a(1))] = it->second;
+  } else if (n == "read" || n == "readv") {
+    if (OpenFile* f = fd(0); f && ok) {
+      needs(f, f->pos + static_cast<uint64_t>(e.rvalue));
+      f->pos += static_cast<uint64_t>(e.rvalue);
+    }
+  } else if (n == "pread64" || n == "preadv" || n == "preadv2") {
+    if (OpenFile* f = fd(0); f && ok) needs(f, static_cast<uint64_t>(std::max<int64_t>(a(3), 0) + e.rvalue));
+  } else if (n == "write" || n == "writev") {
+    if (OpenFile* f = fd(0); f && ok) f->pos += static_cast<uint64_t>(e.rvalue);
+  } else if (n == "lseek") {
+    if (OpenFile* f = fd(0); f && ok) {
+      if (a(2) == SEEK_END && a(1) == 0) needs(f, static_cast<uint64_t>(e.rvalue));
+      f->pos = static_cast<uint64_t>(e.rvalue);
+    }
+  } else if (n == "mmap") {
+    if (OpenFile* f = fd(4); f && ok) needs(f, static_cast<uint64_t>(std::max<int64_t>(a(5), 0) + a(1)));
+  } else if (n == "sendfile") {
+    if (OpenFile* f = fd(1); f && ok) {
+      needs(f, f->pos + static_cast<uint64_t>(e.rvalue));
+      f->pos += static_cast<uint64_t>(e.rvalue);
+    }
+  } else if (n == "getdents" || n == "getdents64" || n == "fchdir") {
+    if (OpenFile* f = fd(0); f && ok) {
+      PathInfo& i = info(f->path);
+      if (i.shape == Shape::kUnknown || i.shape == Shape::kFile) i.shape = Shape::kDir;
+      if (n == "fchdir") pr.cwd = f->path;
+    }
+  } else if (n == "ftruncate") {
+    if (OpenFile* f = fd(0); f && ok) {
+      info(f->path).pristine = false;
+      f->pristine = false;
+    }
+  } else if (n == "chdir") {
+    std::string p = path_of(pr, e, -1, 0);
+    use(p, Shape::kDir);
+    if (ok && !p.empty()) pr.cwd = p;
+  } else if (n == "mkdir" || n == "mkdirat") {
+    create(path_of(pr, e, n == "mkdirat" ? 0 : -1, n == "mkdirat" ? 1 : 0), Shape::kDir);
+  } else if (n == "mknod" || n == "mknodat") {
+    create(path_of(pr, e, n == "mknodat" ? 0 : -1, n == "mknodat" ? 1 : 0), Shape::kFile);
+  } else if (n == "rmdir") {
+    std::string p = path_of(pr, e, -1, 0);
+    use(p, Shape::kDir);
+    gone(p);
+  } else if (n == "unlink" || n == "unlinkat") {
+    bool at = n == "unlinkat";
+    std::string p = path_of(pr, e, at ? 0 : -1, at ? 1 : 0);
+    use(p, at && (a(2) & AT_REMOVEDIR) ? Shape::kDir : Shape::kUnknown);
+    gone(p);
+  } else if (n == "rename" || n == "renameat" || n == "renameat2") {
+    bool at = n != "rename";
+    std::string from = path_of(pr, e, at ? 0 : -1, at ? 1 : 0);
+    std::string to = path_of(pr, e, at ? 2 : -1, at ? 3 : 1);
+    use(from);
+    if (ok && !to.empty()) ancestors(to);
+    gone(from);
+    gone(to);
+  } else if (n == "link" || n == "linkat") {
+    bool at = n == "linkat";
+    use(path_of(pr, e, at ? 0 : -1, at ? 1 : 0));
+    create(path_of(pr, e, at ? 2 : -1, at ? 3 : 1), Shape::kFile);
+  } else if (n == "symlink" || n == "symlinkat") {
+    bool at = n == "symlinkat";
+    create(path_of(pr, e, at ? 1 : -1, at ? 2 : 1), Shape::kSymlink);
+  } else if (n == "readlink" || n == "readlinkat") {
+    bool at = n == "readlinkat";
+    std::string p = path_of(pr, e, at ? 0 : -1, at ? 1 : 0);
+    use(p, Shape::kSymlink);
+    if (ok && !p.empty() && info(p).shape == Shape::kSymlink) {
+      info(p).link_len = std::max<uint64_t>(info(p).link_len, static_cast<uint64_t>(e.rvalue));
+    }
+  } else if (n == "truncate") {
+    std::string p = path_of(pr, e, -1, 0);
+    use(p, Shape::kFile);
+    gone(p);
+  } else if (si->ret == trace::ReturnKind::kPid && ok && e.rvalue > 0) {
+    // fork/clone: the child starts with a copy of the parent's fds and cwd.
+    int32_t child = static_cast<int32_t>(e.rvalue);
+    auto it = tid_to_pid_.find(child);
+    int32_t child_pid = it == tid_to_pid_.end() ? child : it->second;
+    if (child_pid != e.pid && !procs_.count(child_pid)) procs_[child_pid] = pr;
+  } else {
+    // Any other path-taking call (stat family, access, chmod, chown, utime, xattrs, statfs, exec):
+    // a success says the path existed.
+    for (int i = 0; i < e.nargs; ++i) {
+      if (e.arg(i).type != trace::ArgType::kPath) continue;
+      int di = (i > 0 && e.arg(i - 1).type == trace::ArgType::kDirFd) ? i - 1 : -1;
+      use(path_of(pr, e, di, i));
+    }
+  }
+}
+
+InitPlan Planner::run() {
+  // tid -> pid first, so a fork's child pid is known when the parent's clone is seen.
+  for (const trace::Event& e : t_.events) tid_to_pid_.try_emplace(e.tid, e.pid);
+  for (const trace::Event& e : t_.events) event(e);
+
+  // Sizes the trace producer knew (e.g. a workload that created its files before tracing).
+  const nlohmann::json& s = t_.header.settings;
+  if (s.is_object() && s.contains("initial_files")) {
+    auto add = [&](const std::string& p, uint64_t size) {
+      std::string abs = SandboxResolver::normalise(SandboxResolver::absolute("/", p));
+      if (SandboxResolver::check(abs) != PathVerdict::kOk) return;
+      PathInfo& i = info(abs);
+      if (i.initial == Initial::kAbsent) return;
+      i.initial = Initial::kPre;
+      i.shape = Shape::kFile;
+      i.size = std::max(i.size, size);
+      ancestors(abs);
+    };
+    const nlohmann::json& f = s["initial_files"];
+    if (f.is_object()) {
+      for (auto& [k, v] : f.items()) {
+        if (v.is_number_unsigned()) add(k, v.get<uint64_t>());
+      }
+    } else if (f.is_array()) {
+      for (const auto& item : f) {
+        if (item.is_object() && item.contains("path") && item["path"].is_string() && item.contains("size") &&
+            item["size"].is_number_unsigned()) {
+          add(item["path"].get<std::string>(), item["size"].get<uint64_t>());
+        }
+      }
+    }
+  }
+
+  InitPlan plan;
+  for (auto& [p, i] : paths_) {  // std::map order: parents sort before their children
+    if (p == "/") continue;
+    bool pre = i.initial == Initial::kPre || (i.initial == Initial::kMaybe && i.size > 0);
+    if (!pre) continue;
+    InitEntry en;
+    en.path = p;
+    switch (i.shape) {
+      case Shape::kDir: en.kind = InitEntry::Kind::kDir; break;
+      case Shape::kSymlink:
+        en.kind = InitEntry::Kind::kSymlink;
+        en.target = i.link_len > 0 ? std::string(i.link_len, 'x') : std::string("x");
+        break;
+      default:
+        en.kind = InitEntry::Kind::kFile;
+        en.size = i.size;
+        plan.bytes += i.size;
+        break;
+    }
+    plan.entries.push_back(std::move(en));
+  }
+  return plan;
+}
+
+// mkdir -p of an absolute traced path inside the root.
+int make_dirs(const SandboxResolver& sb, const std::string& abs) {
+  for (size_t slash = abs.find('/', 1);; slash = abs.find('/', slash + 1)) {
+    std::string part = slash == std::string::npos ? abs : abs.substr(0, slash);
+    SandboxResolver::Parent p;
+    int r = sb.open_parent(part, &p);
+    if (r < 0) return r;
+    if (!p.name.empty() && mkdirat(p.dir.get(), p.name.c_str(), 0755) != 0 && errno != EEXIST) return -errno;
+    if (slash == std::string::npos) return 0;
+  }
+}
+
+}  // namespace
+
+InitPlan plan_initial_state(const trace::Trace& trace) { return Planner(trace).run(); }
+
+InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& plan) {
+  InitReport rep;
+  std::vector<char> chunk(1 << 20);
+  for (size_t i = 0; i < chunk.size(); ++i) chunk[i] = write_pattern_byte(i);
+  auto problem = [&](const InitEntry& e, int err) {
+    rep.problems.push_back(e.path + ": " + std::strerror(err));
+  };
+  for (const InitEntry& e : plan.entries) {
+    if (SandboxResolver::check(e.path) != PathVerdict::kOk) {
+      ++rep.refused;
+      continue;
+    }
+    std::string parent = e.path.substr(0, e.path.rfind('/'));
+    if (!parent.empty()) {
+      int r = make_dirs(sandbox, parent);
+      if (r < 0) {
+        problem(e, -r);
+        continue;
+      }
+    }
+    switch (e.kind) {
+      case InitEntry::Kind::kDir: {
+        int r = make_dirs(sandbox, e.path);
+        if (r < 0) {
+          problem(e, -r);
+        } else {
+          ++rep.dirs;
+        }
+        break;
+      }
+      case InitEntry::Kind::kSymlink: {
+        SandboxResolver::Parent p;
+        int r = sandbox.open_parent(e.path, &p);
+        if (r < 0 || p.name.empty()) {
+          problem(e, r < 0 ? -r : EINVAL);
+        } else if (symlinkat(e.target.c_str(), p.dir.get(), p.name.c_str()) != 0 && errno != EEXIST) {
+          problem(e, errno);
+        } else {
+          ++rep.symlinks;
+        }
+        break;
+      }
+      case InitEntry::Kind::kFile: {
+        int fd = sandbox.open(e.path, O_CREAT | O_WRONLY, 0644);
+        if (fd < 0) {
+          problem(e, -fd);
+          break;
+        }
+        UniqueFd f(fd);
+        struct stat st;
+        if (fstat(fd, &st) != 0) {
+          problem(e, errno);
+          break;
+        }
+        // Real bytes from the current end up to the size needed (holes would read as zeros
+        // without touching the device, unlike the traced file's data).
+        uint64_t off = static_cast<uint64_t>(st.st_size);
+        bool failed = false;
+        while (off < e.size) {
+          size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), e.size - off));
+          ssize_t w = pwrite(fd, chunk.data(), n, static_cast<off_t>(off));
+          if (w <= 0) {
+            problem(e, w < 0 ? errno : EIO);
+            failed = true;
+            break;
+          }
+          off += static_cast<uint64_t>(w);
+          rep.bytes_written += static_cast<uint64_t>(w);
+        }
+        if (!failed) ++rep.files;
+        break;
+      }
+    }
+  }
+  return rep;
+}
+
+bool drop_caches(std::string* why) {
+  ::sync();
+  int fd = ::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || ::write(fd, "3\n", 2) != 2) {
+    if (why) *why = std::string("cannot write /proc/sys/vm/drop_caches: ") + std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    return false;
+  }
+  ::close(fd);
+  return true;
+}
+
+}  // namespace rastro::replay

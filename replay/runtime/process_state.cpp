@@ -1,0 +1,188 @@
+#include "replay/runtime/process_state.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <set>
+
+#include "trace/syscalls/syscall_table.h"
+
+namespace rastro::replay {
+
+std::string ProcessState::cwd() const {
+  std::lock_guard lock(mu_);
+  return cwd_;
+}
+
+void ProcessState::set_cwd(std::string cwd) {
+  std::lock_guard lock(mu_);
+  cwd_ = std::move(cwd);
+}
+
+void ProcessState::add_mapping(uint64_t traced_addr, Mapping m) {
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = maps_.try_emplace(traced_addr, m);
+  if (!inserted) {
+    munmap(reinterpret_cast<void*>(it->second.replay_addr), it->second.length);
+    it->second = m;
+  }
+}
+
+bool ProcessState::take_mapping(uint64_t traced_addr, Mapping* out) {
+  std::lock_guard lock(mu_);
+  auto it = maps_.find(traced_addr);
+  if (it == maps_.end()) return false;
+  *out = it->second;
+  maps_.erase(it);
+  return true;
+}
+
+bool ProcessState::find_mapping(uint64_t traced_addr, Mapping* out) const {
+  std::lock_guard lock(mu_);
+  auto it = maps_.find(traced_addr);
+  if (it == maps_.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+ProcessState::~ProcessState() {
+  for (auto& [addr, m] : maps_) munmap(reinterpret_cast<void*>(m.replay_addr), m.length);
+}
+
+namespace {
+
+std::string initial_cwd(const trace::TraceHeader& h) {
+  for (const auto* j : {&h.settings, &h.environment}) {
+    if (j->is_object() && j->contains("cwd") && (*j)["cwd"].is_string()) {
+      std::string c = (*j)["cwd"].get<std::string>();
+      if (!c.empty() && c.front() == '/') return c;
+    }
+  }
+  return "/";
+}
+
+bool is_fd_creating_fcntl(int64_t cmd) { return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC; }
+
+}  // namespace
+
+std::vector<ProcessSeed> process_seeds(const trace::Trace& trace) {
+  struct Acc {
+    std::set<int> created, inherited;
+    std::set<int32_t> tids;
+  };
+  std::map<int32_t, Acc> acc;
+  for (const trace::Event& e : trace.events) {
+    Acc& a = acc[e.pid];
+    a.tids.insert(e.tid);
+    const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
+    if (!info) continue;
+    std::string_view name = info->name;
+    bool dup2_like = name == "dup2" || name == "dup3";
+    // Uses first: a call that both uses and creates (dup) uses before it creates.
+    for (int i = 0; i < e.nargs; ++i) {
+      const trace::Arg& arg = e.arg(i);
+      if (dup2_like && i == 1) continue;  // the target of dup2 is created, not used
+      bool use = arg.type == trace::ArgType::kFd ||
+                 (arg.type == trace::ArgType::kDirFd && arg.value != AT_FDCWD);
+      if (use && arg.value >= 0 && arg.value <= INT32_MAX) {
+        int fd = static_cast<int>(arg.value);
+        if (!a.created.count(fd)) a.inherited.insert(fd);
+      }
+    }
+    if (e.failed() || (e.flags & trace::kEventUnfinished)) continue;
+    if (info->ret == trace::ReturnKind::kFd && e.rvalue >= 0) a.created.insert(static_cast<int>(e.rvalue));
+    if (dup2_like && e.nargs > 1) a.created.insert(static_cast<int>(e.arg(1).value));
+    if (name == "fcntl" && e.nargs > 1 && is_fd_creating_fcntl(e.arg(1).value) && e.rvalue >= 0) {
+      a.created.insert(static_cast<int>(e.rvalue));
+    }
+    for (int i = 0; i < e.nargs; ++i) {
+      if (e.arg(i).type == trace::ArgType::kFdPair) {
+        auto v = static_cast<uint64_t>(e.arg(i).value);
+        a.created.insert(static_cast<int>(v & 0xffffffffu));
+        a.created.insert(static_cast<int>(v >> 32));
+      }
+    }
+  }
+  std::string cwd = initial_cwd(trace.header);
+  std::vector<ProcessSeed> seeds;
+  for (auto& [pid, a] : acc) {
+    ProcessSeed s;
+    s.pid = pid;
+    s.cwd = cwd;
+    s.inherited_fds.assign(a.inherited.begin(), a.inherited.end());
+    s.tids.assign(a.tids.begin(), a.tids.end());
+    seeds.push_back(std::move(s));
+  }
+  return seeds;
+}
+
+ProcessTable::ProcessTable(std::span<const ProcessSeed> seeds) {
+  int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (const ProcessSeed& s : seeds) {
+    auto p = std::make_unique<ProcessState>();
+    p->pid = s.pid;
+    p->fds = std::make_shared<FdTable>();
+    p->inherited_fds = s.inherited_fds;
+    p->set_cwd(s.cwd);
+    for (int fd : s.inherited_fds) {
+      int d = devnull >= 0 ? fcntl(devnull, F_DUPFD_CLOEXEC, 0) : -1;
+      if (d >= 0) {
+        p->fds->set_open(fd, d, false, "/dev/null");
+      } else {
+        p->fds->set_state(fd, FdState::kFailed);
+      }
+    }
+    for (int32_t tid : s.tids) tid_to_pid_[tid] = s.pid;
+    procs_[s.pid] = std::move(p);
+  }
+  if (devnull >= 0) ::close(devnull);
+}
+
+ProcessState* ProcessTable::find(int32_t pid) const {
+  auto it = procs_.find(pid);
+  return it == procs_.end() ? nullptr : it->second.get();
+}
+
+void ProcessTable::spawn(int32_t parent_pid, int32_t child_tid, uint64_t clone_flags, bool flags_known) {
+  auto t = tid_to_pid_.find(child_tid);
+  int32_t child_pid = t == tid_to_pid_.end() ? child_tid : t->second;
+  if (child_pid == parent_pid) return;  // a new thread: shares everything already
+  if (flags_known && (clone_flags & CLONE_THREAD)) return;
+  ProcessState* parent = find(parent_pid);
+  ProcessState* child = find(child_pid);
+  if (!parent || !child) return;  // the child did nothing we replay
+  if (flags_known && (clone_flags & CLONE_FILES)) {
+    child->fds = parent->fds;
+  } else {
+    std::shared_ptr<FdTable> copy = parent->fds->copy();
+    // fds the child uses that the parent never had (unknown origin) stay /dev/null duplicates.
+    for (int fd : child->inherited_fds) {
+      FdLookup mine = child->fds->get(fd);
+      if (copy->get(fd).state == FdState::kNone && mine.state == FdState::kOpen) {
+        int d = fcntl(mine.fd, F_DUPFD_CLOEXEC, 0);
+        if (d >= 0) copy->set_open(fd, d, false, "/dev/null");
+      }
+    }
+    child->fds = std::move(copy);
+  }
+  child->set_cwd(parent->cwd());
+}
+
+std::vector<int64_t> spawn_requests(const Plan& plan) {
+  std::unordered_map<int32_t, size_t> thread_of_tid;
+  for (size_t t = 0; t < plan.threads.size(); ++t) thread_of_tid[plan.threads[t].tid] = t;
+  std::vector<int64_t> out(plan.threads.size(), -1);
+  for (size_t r = 0; r < plan.requests.size(); ++r) {
+    const trace::Event& e = plan.trace.events[plan.requests[r].event];
+    const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
+    if (!info || info->ret != trace::ReturnKind::kPid || e.rvalue <= 0) continue;
+    auto it = thread_of_tid.find(static_cast<int32_t>(e.rvalue));
+    if (it == thread_of_tid.end() || it->second == plan.requests[r].thread) continue;
+    if (out[it->second] < 0) out[it->second] = static_cast<int64_t>(r);
+  }
+  return out;
+}
+
+}  // namespace rastro::replay

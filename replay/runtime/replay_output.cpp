@@ -1,0 +1,198 @@
+#include "replay/runtime/replay_output.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/units.h"
+#include "trace/analysis/concurrency.h"
+#include "trace/io/trace_io.h"
+
+namespace rastro::replay {
+namespace {
+
+int64_t percentile(std::vector<int64_t>& v, double q) {
+  if (v.empty()) return 0;
+  auto k = static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+std::vector<EcdfPoint> ecdf(const trace::ConcurrencySummary& s) {
+  std::vector<EcdfPoint> out;
+  for (const auto& st : s.ecdf) out.push_back({st.level, st.cumulative});
+  return out;
+}
+
+nlohmann::json ecdf_json(const std::vector<EcdfPoint>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& p : v) a.push_back({p.level, p.cumulative});
+  return a;
+}
+
+}  // namespace
+
+ReplaySummary summarize_replay(const trace::Trace& source, std::span<const uint32_t> event_of_request,
+                               std::span<const RequestRecord> records, const ExecStats& stats,
+                               uint64_t dependency_waits, int64_t wall_ns) {
+  ReplaySummary s;
+  s.requests = records.size();
+  s.emulated = stats.emulated;
+  s.replayed = stats.executed + stats.emulated;
+  s.skipped = stats.skipped_total();
+  s.mismatched = stats.mismatched;
+  s.dependency_waits = dependency_waits;
+  s.wall_ns = wall_ns;
+  for (int i = 1; i < kSkipReasons; ++i) {
+    uint64_t n = stats.skipped[static_cast<size_t>(i)];
+    if (n) s.skipped_by_reason[skip_reason_name(static_cast<SkipReason>(i))] = n;
+  }
+  s.unsupported_by_name = stats.unsupported;
+  s.mismatched_by_call = stats.mismatched_by_call;
+
+  std::vector<int64_t> err;
+  err.reserve(records.size());
+  std::vector<int64_t> tb, te, rb, re;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const RequestRecord& r = records[i];
+    err.push_back(r.begin_ns - r.planned_ns);
+    if (r.flags & trace::kEventSkipped) continue;
+    const trace::Event& e = source.events[event_of_request[i]];
+    if (e.flags & trace::kEventUnfinished) continue;
+    tb.push_back(e.begin_ns);
+    te.push_back(e.end_ns);
+    rb.push_back(r.begin_ns);
+    re.push_back(r.end_ns);
+  }
+  if (!err.empty()) {
+    double sum = 0;
+    for (int64_t v : err) sum += static_cast<double>(v);
+    s.issue_error_mean_ns = sum / static_cast<double>(err.size());
+    s.issue_error_max_ns = *std::max_element(err.begin(), err.end());
+    s.issue_error_p50_ns = percentile(err, 0.50);
+    s.issue_error_p99_ns = percentile(err, 0.99);
+  }
+  auto tl = trace::concurrency_levels(tb, te);
+  auto rl = trace::concurrency_levels(rb, re);
+  auto ts = trace::summarize_concurrency(tl);
+  auto rs = trace::summarize_concurrency(rl);
+  s.concurrency_mean_trace = ts.mean;
+  s.concurrency_mean_replay = rs.mean;
+  s.concurrency_ecdf_trace = ecdf(ts);
+  s.concurrency_ecdf_replay = ecdf(rs);
+  return s;
+}
+
+nlohmann::json ReplaySummary::to_json() const {
+  nlohmann::json j;
+  j["engine"] = engine;
+  j["ordering"] = ordering;
+  j["timing"] = timing;
+  j["requests"] = requests;
+  j["replayed"] = replayed;
+  j["emulated"] = emulated;
+  j["skipped"] = skipped;
+  j["skipped_by_reason"] = skipped_by_reason;
+  j["unsupported_by_name"] = unsupported_by_name;
+  j["mismatched"] = mismatched;
+  j["mismatched_by_call"] = mismatched_by_call;
+  j["dependency_waits"] = dependency_waits;
+  j["issue_error_p50_ns"] = issue_error_p50_ns;
+  j["issue_error_p99_ns"] = issue_error_p99_ns;
+  j["issue_error_max_ns"] = issue_error_max_ns;
+  j["issue_error_mean_ns"] = issue_error_mean_ns;
+  j["wall_ns"] = wall_ns;
+  j["concurrency"] = {{"mean_trace", concurrency_mean_trace},
+                      {"mean_replay", concurrency_mean_replay},
+                      {"ecdf_trace", ecdf_json(concurrency_ecdf_trace)},
+                      {"ecdf_replay", ecdf_json(concurrency_ecdf_replay)}};
+  j["warnings"] = warnings;
+  return j;
+}
+
+std::string ReplaySummary::to_text() const {
+  std::string o;
+  o += fmt::format("replay: engine {} ordering {} timing {}\n", engine, ordering, timing);
+  o += fmt::format("  requests    {}\n  replayed    {} ({} emulated: process structure)\n", requests, replayed,
+                   emulated);
+  o += fmt::format("  skipped     {}\n", skipped);
+  for (auto& [k, v] : skipped_by_reason) o += fmt::format("    {:<28} {}\n", k, v);
+  for (auto& [k, v] : unsupported_by_name) o += fmt::format("    unsupported: {:<15} {}\n", k, v);
+  o += fmt::format("  mismatched  {}\n", mismatched);
+  for (auto& [k, v] : mismatched_by_call) o += fmt::format("    {:<28} {}\n", k, v);
+  o += fmt::format("  dependency waits {}\n", dependency_waits);
+  o += fmt::format("  issue error p50 {}  p99 {}  max {}  mean {}\n",
+                   format_duration_ns(static_cast<double>(issue_error_p50_ns)),
+                   format_duration_ns(static_cast<double>(issue_error_p99_ns)),
+                   format_duration_ns(static_cast<double>(issue_error_max_ns)),
+                   format_duration_ns(issue_error_mean_ns));
+  o += fmt::format("  wall time {}\n", format_duration_ns(static_cast<double>(wall_ns)));
+  o += fmt::format("  concurrency level mean: trace {:.2f}  replay {:.2f}\n", concurrency_mean_trace,
+                   concurrency_mean_replay);
+  auto at = [](const std::vector<EcdfPoint>& v, uint32_t level) {
+    double c = 0;
+    for (const auto& p : v) {
+      if (p.level <= level) c = p.cumulative;
+    }
+    return c;
+  };
+  uint32_t maxl = 0;
+  for (const auto& p : concurrency_ecdf_trace) maxl = std::max(maxl, p.level);
+  for (const auto& p : concurrency_ecdf_replay) maxl = std::max(maxl, p.level);
+  if (maxl > 0) {
+    o += "  concurrency ECDF  level: P(trace<=level) P(replay<=level)\n";
+    for (uint32_t l = 1; l <= std::min<uint32_t>(maxl, 16); ++l) {
+      o += fmt::format("    {:>3}: {:.3f} {:.3f}\n", l, at(concurrency_ecdf_trace, l), at(concurrency_ecdf_replay, l));
+    }
+  }
+  for (const auto& w : warnings) o += "  warning: " + w + "\n";
+  return o;
+}
+
+void append_replay_events(trace::TraceSink& sink, const trace::Trace& source,
+                          std::span<const uint32_t> event_of_request, std::span<const RequestRecord> records) {
+  std::vector<trace::StrId> remap(source.strings.size(), trace::kNoStr);
+  auto map_str = [&](trace::StrId id) -> trace::StrId {
+    if (id == trace::kNoStr || id >= remap.size()) return trace::kNoStr;
+    if (remap[id] == trace::kNoStr) remap[id] = sink.strings().intern(source.strings.get(id));
+    return remap[id];
+  };
+  for (size_t i = 0; i < records.size(); ++i) {
+    const trace::Event& src = source.events[event_of_request[i]];
+    const RequestRecord& r = records[i];
+    trace::Event e = src;
+    e.name = map_str(src.name);
+    for (auto& a : e.args) a.str = map_str(a.str);
+    e.begin_ns = r.begin_ns;
+    e.end_ns = r.end_ns;
+    e.rvalue = r.rvalue;
+    e.expected_rvalue = src.rvalue;
+    e.planned_ns = r.planned_ns;
+    e.raw_end_ns = 0;
+    e.flags = trace::kEventReplayed | (r.flags & (trace::kEventSkipped | trace::kEventMismatch));
+    sink.append(e);
+  }
+}
+
+void write_replay_trace(const std::string& path, trace::TraceHeader header, const trace::Trace& source,
+                        std::span<const uint32_t> event_of_request, std::span<const RequestRecord> records,
+                        const ReplaySummary& summary) {
+  header.extra["replay_summary"] = summary.to_json();
+  header.events_captured = records.size();
+  auto sink = trace::open_trace_sink(path, std::move(header));
+  append_replay_events(*sink, source, event_of_request, records);
+  sink->finish();
+}
+
+void write_summary_json(const std::string& path, const ReplaySummary& summary) {
+  std::ofstream f(path);
+  if (!f) throw Error("--summary-json '" + path + "': " + std::strerror(errno));
+  f << summary.to_json().dump(2) << "\n";
+  if (!f.flush()) throw Error("--summary-json '" + path + "': write failed");
+}
+
+}  // namespace rastro::replay

@@ -1,0 +1,79 @@
+// The replay's results (SPEC §4): the replayed trace in the uniform format, with the replayer's
+// own begin/end per call, the planned issue time, the traced rvalue and the mismatch/skipped
+// flags, and the end-of-run summary (also stored in the output header's extra.replay_summary
+// and, with --summary-json, in a file of its own).
+//
+// Engines and the compiled replayer fill one RequestRecord per request while running (no I/O on
+// the replay path) and hand them here at the end.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "replay/runtime/call_executor.h"
+#include "trace/io/trace_sink.h"
+#include "trace/model/trace.h"
+
+namespace rastro::replay {
+
+struct RequestRecord {
+  int64_t planned_ns = 0;  // CLOCK_MONOTONIC: when the timing policy meant to issue it
+  int64_t begin_ns = 0;    // replayer-side begin/end around the call
+  int64_t end_ns = 0;
+  int64_t rvalue = 0;
+  uint32_t flags = 0;      // trace::kEventSkipped / kEventMismatch
+};
+
+struct EcdfPoint {
+  uint32_t level = 0;
+  double cumulative = 0;
+};
+
+struct ReplaySummary {
+  std::string engine, ordering, timing;
+  uint64_t requests = 0;
+  uint64_t replayed = 0;  // executed against the kernel + emulated (structure only)
+  uint64_t emulated = 0;
+  uint64_t skipped = 0;
+  uint64_t mismatched = 0;
+  uint64_t dependency_waits = 0;  // dependency checks that found the dependency not yet done
+  std::map<std::string, uint64_t> skipped_by_reason;
+  std::map<std::string, uint64_t> unsupported_by_name;
+  std::map<std::string, uint64_t> mismatched_by_call;
+  int64_t issue_error_p50_ns = 0, issue_error_p99_ns = 0, issue_error_max_ns = 0;
+  double issue_error_mean_ns = 0;
+  int64_t wall_ns = 0;
+  double concurrency_mean_trace = 0, concurrency_mean_replay = 0;
+  std::vector<EcdfPoint> concurrency_ecdf_trace, concurrency_ecdf_replay;
+  std::vector<std::string> warnings;
+
+  nlohmann::json to_json() const;
+  std::string to_text() const;
+};
+
+// `event_of_request[i]` is the source event of records[i].
+ReplaySummary summarize_replay(const trace::Trace& source, std::span<const uint32_t> event_of_request,
+                               std::span<const RequestRecord> records, const ExecStats& stats,
+                               uint64_t dependency_waits, int64_t wall_ns);
+
+// Appends one event per record (in record order) to `sink`: the source event's pid/tid, call and
+// arguments (strings re-interned), replay begin/end and rvalue, planned_ns, expected_rvalue = the
+// traced rvalue, flags kEventReplayed | skipped/mismatch.
+void append_replay_events(trace::TraceSink& sink, const trace::Trace& source,
+                          std::span<const uint32_t> event_of_request, std::span<const RequestRecord> records);
+
+// Writes the whole output: header (backend "replay-<engine>", settings, summary in
+// extra.replay_summary) and events, via trace::open_trace_sink.
+void write_replay_trace(const std::string& path, trace::TraceHeader header, const trace::Trace& source,
+                        std::span<const uint32_t> event_of_request, std::span<const RequestRecord> records,
+                        const ReplaySummary& summary);
+
+// --summary-json: writes summary.to_json() to `path` (throws rastro::Error on failure).
+void write_summary_json(const std::string& path, const ReplaySummary& summary);
+
+}  // namespace rastro::replay

@@ -1,0 +1,38 @@
+// Issuing one plan request: what every engine (and the compiled replayer's generated code) does
+// once the request's dependencies are done and its planned time has come. The request's action
+// (decided by inference) says whether it is executed, emulated or skipped.
+#pragma once
+
+#include "common/clock.h"
+#include "replay/plan/plan.h"
+#include "replay/runtime/call_executor.h"
+#include "replay/runtime/replay_output.h"
+
+namespace rastro::replay {
+
+inline void issue_request(const CallExecutor& exec, const trace::Event& e, RequestAction action,
+                          const trace::StrId* resolved_paths, ProcessState* proc, ThreadScratch& scratch,
+                          RequestRecord* rec) {
+  CallOutcome out;
+  rec->begin_ns = monotonic_ns();
+  switch (action) {
+    case RequestAction::kReplay:
+    case RequestAction::kLifecycle:  // emulated: updates fd tables on fork/exec
+      out = exec.execute(e, proc, scratch, resolved_paths);
+      break;
+    case RequestAction::kSkipUnknown:
+      out = exec.skip(e, SkipReason::kUnsupported, scratch);
+      break;
+    case RequestAction::kSkipMemory:
+      out = exec.skip(e, SkipReason::kMemoryCall, scratch);
+      break;
+    case RequestAction::kSkipUnfinished:
+      out = exec.skip(e, SkipReason::kUnfinished, scratch);
+      break;
+  }
+  rec->end_ns = monotonic_ns();
+  rec->rvalue = out.rvalue;
+  rec->flags = out.flags;
+}
+
+}  // namespace rastro::replay

@@ -1,0 +1,152 @@
+#include "replay/runtime/sandbox_resolver.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "common/error.h"
+
+namespace rastro::replay {
+namespace {
+
+bool starts_with_component(std::string_view abs, std::string_view dir) {
+  // "/dev" matches "/dev" and "/dev/x", not "/devices".
+  if (abs.substr(0, dir.size()) != dir) return false;
+  return abs.size() == dir.size() || abs[dir.size()] == '/';
+}
+
+// Collapses repeated slashes so "//dev//sda" is classified like "/dev/sda".
+std::string squeeze_slashes(std::string_view p) {
+  std::string out;
+  out.reserve(p.size());
+  for (char c : p) {
+    if (c == '/' && !out.empty() && out.back() == '/') continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+SandboxResolver::SandboxResolver(const std::string& root) : root_(root) {
+  int fd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    throw Error("replay root '" + root + "': " + std::strerror(errno) +
+                " (it must be an existing directory)");
+  }
+  root_fd_.reset(fd);
+}
+
+std::string SandboxResolver::absolute(std::string_view cwd, std::string_view path) {
+  if (!path.empty() && path.front() == '/') return std::string(path);
+  std::string out(cwd.empty() ? std::string_view("/") : cwd);
+  if (out.front() != '/') out.insert(out.begin(), '/');
+  if (out.back() != '/') out.push_back('/');
+  out.append(path);
+  return out;
+}
+
+std::string SandboxResolver::normalise(std::string_view abs) {
+  std::vector<std::string_view> parts;
+  size_t i = 0;
+  while (i < abs.size()) {
+    size_t j = abs.find('/', i);
+    if (j == std::string_view::npos) j = abs.size();
+    std::string_view part = abs.substr(i, j - i);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    i = j + 1;
+  }
+  std::string out;
+  for (auto part : parts) {
+    out.push_back('/');
+    out.append(part);
+  }
+  return out.empty() ? "/" : out;
+}
+
+PathVerdict SandboxResolver::check(std::string_view abs_path) {
+  if (abs_path.empty() || abs_path.find('\0') != std::string_view::npos) return PathVerdict::kBadBytes;
+  std::string p = squeeze_slashes(abs_path);
+  if (p == "/dev/null") return PathVerdict::kDevNull;
+  for (std::string_view special : {"/dev", "/proc", "/sys"}) {
+    if (starts_with_component(p, special)) return PathVerdict::kSpecial;
+  }
+  return PathVerdict::kOk;
+}
+
+std::string_view SandboxResolver::relative(std::string_view abs_path) {
+  size_t i = 0;
+  while (i < abs_path.size() && abs_path[i] == '/') ++i;
+  if (i == abs_path.size()) return ".";
+  return abs_path.substr(i);
+}
+
+int SandboxResolver::openat2_in_root(std::string_view rel, int flags, mode_t mode) const {
+  std::string p(rel);  // NUL-terminated copy (the trace's strings are views)
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags) | O_CLOEXEC;
+  // The kernel rejects a mode without O_CREAT/O_TMPFILE.
+  how.mode = (flags & (O_CREAT | __O_TMPFILE)) ? (mode & 07777) : 0;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  for (;;) {
+    long fd = syscall(SYS_openat2, root_fd_.get(), p.c_str(), &how, sizeof how);
+    if (fd >= 0) return static_cast<int>(fd);
+    // EAGAIN: a concurrent rename raced the lookup (RESOLVE_IN_ROOT is conservative); retry.
+    if (errno != EAGAIN) return -errno;
+  }
+}
+
+int SandboxResolver::open(std::string_view abs_path, int flags, mode_t mode) const {
+  if (flags & O_PATH) return openat2_in_root(relative(abs_path), flags, mode);
+  bool nonblock = flags & O_NONBLOCK;
+  int fd = openat2_in_root(relative(abs_path), flags | O_NONBLOCK, mode);
+  if (fd < 0) return fd;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+    ::close(fd);
+    return -EPERM;
+  }
+  if (!nonblock) {
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  }
+  return fd;
+}
+
+int SandboxResolver::open_object(std::string_view abs_path, bool follow) const {
+  return openat2_in_root(relative(abs_path), O_PATH | (follow ? 0 : O_NOFOLLOW), 0);
+}
+
+int SandboxResolver::open_parent(std::string_view abs_path, Parent* out) const {
+  std::string_view p = abs_path;
+  while (p.size() > 1 && p.back() == '/') p.remove_suffix(1);  // "dir/" names "dir"
+  size_t slash = p.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? p : p.substr(slash + 1);
+  std::string_view dir = slash == std::string_view::npos ? std::string_view("/") : p.substr(0, slash + 1);
+  if (name.empty() || name == "." || name == "..") {
+    int fd = openat2_in_root(relative(p), O_PATH | O_DIRECTORY, 0);
+    if (fd < 0) return fd;
+    out->dir.reset(fd);
+    out->name.clear();
+    return 0;
+  }
+  int fd = openat2_in_root(relative(dir), O_PATH | O_DIRECTORY, 0);
+  if (fd < 0) return fd;
+  out->dir.reset(fd);
+  out->name.assign(name);
+  return 0;
+}
+
+std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+}  // namespace rastro::replay

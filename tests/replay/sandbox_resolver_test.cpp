@@ -1,0 +1,106 @@
+#include "replay/runtime/sandbox_resolver.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "replay_test_util.h"
+
+namespace rastro::replay {
+namespace {
+
+using testing::TempDir;
+
+TEST(SandboxResolver, PathHelpers) {
+  EXPECT_EQ(SandboxResolver::absolute("/home/u", "a/b"), "/home/u/a/b");
+  EXPECT_EQ(SandboxResolver::absolute("/home/u/", "/x"), "/x");
+  EXPECT_EQ(SandboxResolver::absolute("", "x"), "/x");
+  EXPECT_EQ(SandboxResolver::normalise("/a/./b/../../../c//d/"), "/c/d");
+  EXPECT_EQ(SandboxResolver::normalise("/.."), "/");
+  EXPECT_EQ(SandboxResolver::relative("/"), ".");
+  EXPECT_EQ(SandboxResolver::relative("//a/b"), "a/b");
+  EXPECT_EQ(SandboxResolver::check("/data/x"), PathVerdict::kOk);
+  EXPECT_EQ(SandboxResolver::check("/dev/null"), PathVerdict::kDevNull);
+  EXPECT_EQ(SandboxResolver::check("//dev//sda"), PathVerdict::kSpecial);
+  EXPECT_EQ(SandboxResolver::check("/proc/self/mem"), PathVerdict::kSpecial);
+  EXPECT_EQ(SandboxResolver::check("/sys"), PathVerdict::kSpecial);
+  EXPECT_EQ(SandboxResolver::check("/devices/x"), PathVerdict::kOk);
+  EXPECT_EQ(SandboxResolver::check(std::string_view("/a\0b", 4)), PathVerdict::kBadBytes);
+  EXPECT_EQ(SandboxResolver::check(""), PathVerdict::kBadBytes);
+}
+
+TEST(SandboxResolver, MissingRootIsAClearError) {
+  try {
+    SandboxResolver r("/nonexistent/rastro/root");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/rastro/root"), std::string::npos);
+  }
+}
+
+TEST(SandboxResolver, DotDotAndAbsoluteSymlinksStayInside) {
+  TempDir top;
+  std::string root = top.sub("root"), outside = top.sub("outside");
+  mkdir(root.c_str(), 0755);
+  mkdir(outside.c_str(), 0755);
+  testing::write_file(outside + "/secret", "s");
+  // Planted inside the root, pointing outside (absolute and relative).
+  ASSERT_EQ(symlink(outside.c_str(), (root + "/abs").c_str()), 0);
+  ASSERT_EQ(symlink("../outside", (root + "/rel").c_str()), 0);
+  SandboxResolver sb(root);
+
+  int fd = sb.open("/../../outside/created", O_CREAT | O_WRONLY, 0644);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  EXPECT_TRUE(std::filesystem::exists(root + "/outside/created"));  // ".." stopped at the root
+  EXPECT_FALSE(std::filesystem::exists(outside + "/created"));
+
+  EXPECT_EQ(sb.open("/abs/secret", O_RDONLY, 0), -ENOENT);  // re-rooted: root+outside/secret
+  EXPECT_EQ(sb.open("/rel/secret", O_RDONLY, 0), -ENOENT);
+  fd = sb.open("/abs/new", O_CREAT | O_WRONLY, 0644);  // resolves to root + <outside path>/new
+  if (fd >= 0) close(fd);
+  EXPECT_FALSE(std::filesystem::exists(outside + "/new"));
+
+  // Magic links are refused.
+  EXPECT_LT(sb.open("/proc/self/root/etc/passwd", O_RDONLY, 0), 0);
+}
+
+TEST(SandboxResolver, ParentOfDotDotIsTheObjectNotAName) {
+  TempDir top;
+  mkdir(top.sub("a").c_str(), 0755);
+  SandboxResolver sb(top.path());
+  SandboxResolver::Parent p;
+  ASSERT_EQ(sb.open_parent("/a/b", &p), 0);
+  EXPECT_EQ(p.name, "b");
+  ASSERT_EQ(sb.open_parent("/a/..", &p), 0);
+  EXPECT_EQ(p.name, "");
+  ASSERT_EQ(sb.open_parent("/..", &p), 0);
+  EXPECT_EQ(p.name, "");
+  ASSERT_EQ(sb.open_parent("/a/", &p), 0);
+  EXPECT_EQ(p.name, "a");
+  EXPECT_EQ(sb.open_parent("/missing/x", &p), -ENOENT);
+}
+
+TEST(SandboxResolver, RefusesDeviceNodesAndFifosInsideTheRoot) {
+  TempDir top;
+  SandboxResolver sb(top.path());
+  ASSERT_EQ(mkfifo(top.sub("fifo").c_str(), 0644), 0);
+  EXPECT_EQ(sb.open("/fifo", O_RDONLY, 0), -EPERM);  // would block the replay forever
+  if (mknod(top.sub("null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    EXPECT_EQ(sb.open("/null", O_WRONLY, 0), -EPERM);
+  } else {
+    std::printf("mknod not permitted here (%s): device-node check not exercised\n", std::strerror(errno));
+  }
+  testing::write_file(top.sub("f"), "x");
+  int fd = sb.open("/f", O_RDONLY, 0);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);  // the probe's O_NONBLOCK is cleared
+  close(fd);
+}
+
+}  // namespace
+}  // namespace rastro::replay

@@ -1,0 +1,56 @@
+#include "replay/runtime/timing.h"
+
+#include <gtest/gtest.h>
+
+#include "common/clock.h"
+
+namespace rastro::replay {
+namespace {
+
+TEST(Timing, ParsesPolicies) {
+  EXPECT_EQ(parse_timing("fullspeed").take().policy, TimingPolicy::kFullspeed);
+  EXPECT_EQ(parse_timing("timestamp").take().policy, TimingPolicy::kTimestamp);
+  auto t = parse_timing("think:2.5").take();
+  EXPECT_EQ(t.policy, TimingPolicy::kThink);
+  EXPECT_DOUBLE_EQ(t.speed, 2.5);
+  EXPECT_EQ(timing_name(t), "think:2.5");
+  EXPECT_EQ(timing_name(parse_timing("think").take()), "think");
+  for (const char* bad : {"", "fast", "think:", "think:0", "think:-1", "think:x", "fullspeed:2", "timestamp:nan"}) {
+    EXPECT_FALSE(parse_timing(bad).ok()) << bad;
+  }
+}
+
+TEST(Timing, PlannedIssueFollowsPolicy) {
+  IssueInputs in;
+  in.start_ns = 1'000'000;
+  in.trace_begin_ns = 50'000;
+  in.ready_ns = 1'002'000;
+  in.dep_trace_end_ns = 30'000;   // traced gap: 20 us after the dependency ended
+  in.dep_replay_end_ns = 1'001'000;
+  EXPECT_EQ(planned_issue_ns({TimingPolicy::kFullspeed, 1}, in), 1'002'000);
+  EXPECT_EQ(planned_issue_ns({TimingPolicy::kTimestamp, 1}, in), 1'050'000);
+  EXPECT_EQ(planned_issue_ns({TimingPolicy::kTimestamp, 2}, in), 1'025'000);
+  EXPECT_EQ(planned_issue_ns({TimingPolicy::kThink, 1}, in), 1'021'000);
+  EXPECT_EQ(planned_issue_ns({TimingPolicy::kThink, 4}, in), 1'006'000);
+  // Overlapped in the trace: no negative gap.
+  in.dep_trace_end_ns = 60'000;
+  EXPECT_EQ(planned_issue_ns({TimingPolicy::kThink, 1}, in), 1'001'000);
+  // No dependency: gap from the trace start.
+  in.dep_trace_end_ns = -1;
+  EXPECT_EQ(planned_issue_ns({TimingPolicy::kThink, 1}, in), 1'050'000);
+}
+
+TEST(Timing, WaitUntilNeverReturnsEarly) {
+  for (int64_t gap : {0, 5'000, 30'000, 200'000}) {
+    int64_t deadline = monotonic_ns() + gap;
+    int64_t got = wait_until(deadline);
+    EXPECT_GE(got, deadline);
+    EXPECT_GE(monotonic_ns(), deadline);
+  }
+  // A deadline in the past returns at once with the current time.
+  int64_t now = monotonic_ns();
+  EXPECT_GE(wait_until(now - 1'000'000), now);
+}
+
+}  // namespace
+}  // namespace rastro::replay
