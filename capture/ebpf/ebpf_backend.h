@@ -1,0 +1,29 @@
+// `rastro capture -b ebpf`: the kernel-probe instrument (fs_events.bpf.c via fs_loader.h) behind
+// the Backend contract. The class is visible for testing: tests delay the consumer to force
+// ring-buffer overflow and check the loss accounting.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "capture/common/backend.h"
+
+namespace rastro::capture::ebpf {
+
+struct EbpfTestHooks {
+  int consumer_delay_ms = 0;  // sleep before draining the ring the first time
+};
+
+class EbpfBackend final : public Backend {
+ public:
+  explicit EbpfBackend(EbpfTestHooks hooks = {}) : hooks_(hooks) {}
+  std::string_view name() const override { return "ebpf"; }
+  std::vector<std::string> missing_requirements() const override;
+  int run(const CaptureOptions& options, trace::TraceSink& sink) override;
+
+ private:
+  EbpfTestHooks hooks_;
+};
+
+}  // namespace rastro::capture::ebpf

@@ -1,0 +1,125 @@
+#include "capture/ebpf/fs_event_decoder.h"
+
+#include <linux/types.h>
+
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "capture/common/raw_arg.h"
+#include "capture/ebpf/fs_events.h"
+#include "trace/syscalls/syscall_table.h"
+
+namespace rastro::capture::ebpf {
+
+namespace {
+
+constexpr int kNrExit = 60;
+constexpr int kNrExitGroup = 231;
+
+// "name\0dir\0usr\0" (leaf first, as the kernel walks d_parent) -> "/usr/dir/name".
+std::string join_fd_path(std::string_view data) {
+  std::vector<std::string_view> parts;
+  size_t pos = 0;
+  while (pos < data.size()) {
+    size_t end = data.find('\0', pos);
+    if (end == std::string_view::npos) end = data.size();
+    parts.push_back(data.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  if (parts.empty()) return "/";
+  std::string path;
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    path += '/';
+    path += *it;
+  }
+  return path;
+}
+
+std::string_view user_string(std::string_view data) {
+  size_t end = data.find('\0');
+  return end == std::string_view::npos ? data : data.substr(0, end);
+}
+
+}  // namespace
+
+Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::StringTable& strings,
+                                     DecodeCounters& counters) {
+  fs_event raw;
+  if (record.size() < sizeof raw)
+    return fail(fmt::format("ebpf record of {} bytes is shorter than its {}-byte header", record.size(),
+                            sizeof raw));
+  std::memcpy(&raw, record.data(), sizeof raw);
+  if (sizeof raw + raw.str_bytes > record.size())
+    return fail(fmt::format("ebpf record (nr {}): str_bytes {} overruns the {}-byte record", raw.nr,
+                            raw.str_bytes, record.size()));
+  if (raw.nstrs > FS_MAX_STRS)
+    return fail(fmt::format("ebpf record (nr {}): {} strings, at most {}", raw.nr, raw.nstrs, FS_MAX_STRS));
+
+  trace::Event e;
+  e.pid = static_cast<int32_t>(raw.pid);
+  e.tid = static_cast<int32_t>(raw.tid);
+  e.begin_ns = static_cast<int64_t>(raw.begin_ns);
+  e.end_ns = static_cast<int64_t>(raw.end_ns);
+  e.nr = raw.nr;
+  e.rvalue = raw.ret;
+
+  const trace::SyscallInfo* info = trace::syscall_by_nr(raw.nr);
+  if (info == nullptr) {  // only with -e trace=all: raw registers, like the ptrace backend
+    e.name = strings.intern(fmt::format("syscall_{}", raw.nr));
+    e.nargs = FS_MAX_ARGS;
+    for (size_t i = 0; i < FS_MAX_ARGS; ++i)
+      e.args[i] = {trace::ArgType::kInt, static_cast<int64_t>(raw.args[i]), trace::kNoStr};
+  } else {
+    e.nargs = info->nargs;
+    for (size_t i = 0; i < info->nargs; ++i) {
+      trace::Arg& a = e.args[i];
+      a.type = info->args[i];
+      a.value = arg_value_from_register(a.type, raw.args[i]);
+      // The kernel replaced the pointer by the pair it points to (fd0 | fd1 << 32) on success.
+      if (a.type == trace::ArgType::kFdPair && raw.ret >= 0) a.value = static_cast<int64_t>(raw.args[i]);
+    }
+  }
+
+  const char* data = reinterpret_cast<const char*>(record.data()) + sizeof raw;
+  size_t off = 0;
+  for (size_t s = 0; s < raw.nstrs; ++s) {
+    const fs_str_desc& d = raw.strs[s];
+    if (off + d.len > raw.str_bytes)
+      return fail(fmt::format("ebpf record (nr {}): string {} ({} bytes at {}) overruns str_bytes {}",
+                              raw.nr, s, d.len, off, raw.str_bytes));
+    if (d.arg >= e.nargs)
+      return fail(fmt::format("ebpf record (nr {}): string {} for argument {} of a {}-argument call",
+                              raw.nr, s, d.arg, e.nargs));
+    std::string_view text(data + off, d.len);
+    off += d.len;
+    if (d.kind == FS_STR_PATH)
+      e.args[d.arg].str = strings.intern(user_string(text));
+    else if (d.kind == FS_STR_FDPATH)
+      e.args[d.arg].str = strings.intern(join_fd_path(text));
+    else
+      return fail(fmt::format("ebpf record (nr {}): string {} has unknown kind {}", raw.nr, s, d.kind));
+  }
+
+  if (raw.flags & FS_EV_STR_TRUNCATED) ++counters.truncated_strings;
+  if (raw.flags & FS_EV_STR_UNREADABLE) ++counters.unreadable_strings;
+  if (raw.flags & FS_EV_FDPATH_TRUNCATED) ++counters.truncated_fd_paths;
+  if (raw.flags & FS_EV_FDPATH_UNKNOWN) ++counters.unknown_fd_paths;
+  if (raw.flags & FS_EV_UNFINISHED) {
+    if (raw.nr == kNrExit || raw.nr == kNrExitGroup) {
+      // Never returns by design: complete at entry, as the ptrace backend and strace ("= ?").
+      e.end_ns = e.begin_ns;
+      e.rvalue = 0;
+    } else {
+      e.flags |= trace::kEventUnfinished;  // killed inside the call: end/rvalue unknown
+      e.rvalue = 0;
+      ++counters.unfinished;
+    }
+  }
+  return e;
+}
+
+}  // namespace rastro::capture::ebpf

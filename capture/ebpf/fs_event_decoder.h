@@ -1,0 +1,31 @@
+// From one ring-buffer record of fs_events.bpf.c (struct fs_event + string data, fs_events.h) to
+// the uniform trace event: arguments per the syscall table's roles with the same register
+// conventions as every other backend (capture/common/raw_arg.h), paths interned, fd paths
+// rebuilt from their leaf-first d_name components. Pure: tests feed it hand-made records.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "common/error.h"
+#include "trace/model/event.h"
+#include "trace/model/string_table.h"
+
+namespace rastro::capture::ebpf {
+
+// What the decoded records said about their own quality (reported in the trace header).
+struct DecodeCounters {
+  uint64_t truncated_strings = 0;    // a path longer than PATH_MAX or than the record's area
+  uint64_t unreadable_strings = 0;   // a user string unreadable at entry and at exit
+  uint64_t truncated_fd_paths = 0;   // more than FS_MAX_COMPONENTS components
+  uint64_t unknown_fd_paths = 0;     // fd not open, or a pseudo file (pipe, socket)
+  uint64_t unfinished = 0;           // task exited inside the call (not exit/exit_group)
+};
+
+// Fails (naming the field) when the record is inconsistent: shorter than its header, string
+// lengths that overrun it, an argument index out of range.
+Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::StringTable& strings,
+                                     DecodeCounters& counters);
+
+}  // namespace rastro::capture::ebpf

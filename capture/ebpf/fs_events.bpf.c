@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Kernel side of the eBPF capture backend (bcc libbpf-tools layout: this file, fs_events.h,
+ * fs_loader.cpp). One record per completed syscall of the traced task tree.
+ *
+ * Hooks: tp_btf/sys_enter + tp_btf/sys_exit (the cheapest syscall hooks this kernel allows:
+ * fentry and kprobes are unavailable, PLATFORM.md), sched_process_fork/exec/exit for the task tree.
+ *
+ * Per-task state lives in BPF task-local storage rather than a hash keyed by tid: the lookup is a
+ * pointer walk from the task (no hashing, no copy of the value through the 512-byte stack), the
+ * entry is freed with the task, and "is this task traced?" is the same lookup, so an untraced
+ * task pays one lookup per syscall. The in-flight record is built in place in that storage at
+ * sys_enter and copied once into the ring buffer at sys_exit (bpf_ringbuf_output with the exact
+ * size, so short records do not waste ring space).
+ *
+ * fd -> path: resolved here by walking task->files->fdt->fd[fd]->f_path up the d_parent chain
+ * and across mount points (bpf_d_path is unavailable). We chose the kernel walk over tracking
+ * opens in user space because user-space tracking is wrong whenever anything is missed: fds
+ * inherited across exec, syscalls outside the selected set (-e trace=write), dup2/fcntl/
+ * close_range/SCM_RIGHTS, O_CLOEXEC at exec, or a dropped record. The walk reads the truth at the
+ * time of the call, like `strace -y`. It records up to FS_MAX_COMPONENTS components (leaf
+ * first) and flags truncation.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "capture/ebpf/fs_events.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Filters, set through skel->rodata before load. */
+const volatile __u16 roles[FS_NR_SLOTS] = {};
+const volatile __u64 wakeup_bytes = 1 << 20;  /* pending bytes that justify waking the consumer */
+
+/* Live traced tasks (user space stops when the workload is reaped and this reaches 0). */
+__s64 live_tasks = 0;
+
+struct fs_task {
+  __u32 state;     /* enum fs_task_state */
+  __u32 inflight;  /* ev holds a syscall entered but not yet exited */
+  struct fs_event ev;
+  char area[FS_STR_AREA + FS_STR_MAX];  /* string data; follows ev directly (emitted together) */
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct fs_task);
+} tasks SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 1 << 24);  /* resized from --buffer before load */
+} events SEC(".maps");
+
+/* Per-CPU loss counters (bpftrace counts failed ringbuf outputs the same way). */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, FS_DROP_NR_REASONS);
+  __type(key, __u32);
+  __type(value, __u64);
+} drops SEC(".maps");
+
+static __always_inline void count_drop(__u32 reason)
+{
+  __u64 *n = bpf_map_lookup_elem(&drops, &reason);
+  if (n) *n += 1;  /* per-CPU slot: no atomic needed */
+}
+
+static __always_inline void add_str(struct fs_event *e, int arg, int kind, __u32 len)
+{
+  __u8 i = e->nstrs;
+  if (i >= FS_MAX_STRS) return;
+  e->strs[i].arg = arg;
+  e->strs[i].kind = kind;
+  e->strs[i].len = len;
+  e->nstrs = i + 1;
+}
+
+/* Copies the user string of argument k; on failure (page not resident yet) marks it pending so
+ * the exit handler re-reads it once the kernel has faulted the page in. */
+static __noinline int read_user_path(struct fs_task *t, int k, __u64 uptr, int at_exit)
+{
+  struct fs_event *e = &t->ev;
+  __u32 off = e->str_bytes;
+  long n;
+
+  if (!uptr) return 0;  /* NULL path (utimensat on an fd): no string */
+  if (off >= FS_STR_AREA) {
+    e->flags |= FS_EV_STR_TRUNCATED;
+    return 0;
+  }
+  n = bpf_probe_read_user_str(&t->area[off & (FS_STR_AREA - 1)], FS_STR_MAX, (const void *)uptr);
+  if (n <= 0) {
+    if (at_exit)
+      e->flags |= FS_EV_STR_UNREADABLE;
+    else
+      e->pending |= 1 << k;
+    return 0;
+  }
+  if (n >= FS_STR_MAX) e->flags |= FS_EV_STR_TRUNCATED;
+  e->str_bytes = off + n;
+  add_str(e, k, FS_STR_PATH, n);
+  return 0;
+}
+
+/* State of one fd-path walk, shared with the bpf_loop callback. bpf_loop rather than a bounded
+ * for loop: the verifier explores an open-coded loop once per iteration and per branch
+ * (component or mount crossing), which exceeded the 1M-instruction limit; a callback is verified
+ * once. */
+struct walk_ctx {
+  struct fs_task *t;
+  struct dentry *d;
+  struct vfsmount *vm;
+  struct mount *mnt;
+  __u32 off;
+  __u32 ncomp;
+  __u32 done;
+};
+
+static long walk_step(__u32 index, void *data)
+{
+  /* Locals, not w->field, inside BPF_CORE_READ: the macro's preserve_access_index would
+   * otherwise emit a CO-RE relocation against our own struct walk_ctx. */
+  struct walk_ctx *w = data;
+  struct fs_task *t = w->t;
+  struct dentry *d = w->d;
+  struct vfsmount *vm = w->vm;
+  struct mount *mnt = w->mnt;
+  struct dentry *parent = BPF_CORE_READ(d, d_parent);
+  __u32 off = w->off;
+  long n;
+
+  if (d == BPF_CORE_READ(vm, mnt_root) || d == parent) {
+    struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+    if (up == mnt || !up) {  /* the root of the mount tree */
+      w->done = 1;
+      return 1;
+    }
+    w->d = BPF_CORE_READ(mnt, mnt_mountpoint);
+    w->mnt = up;
+    w->vm = &up->mnt;
+    return 0;
+  }
+  if (off >= FS_STR_AREA) {
+    t->ev.flags |= FS_EV_STR_TRUNCATED;
+    w->done = 1;
+    return 1;
+  }
+  n = bpf_probe_read_kernel_str(&t->area[off & (FS_STR_AREA - 1)], FS_NAME_MAX,
+                                BPF_CORE_READ(d, d_name.name));
+  if (n <= 0) {
+    w->done = 1;
+    return 1;
+  }
+  w->off = off + n;
+  w->ncomp++;
+  w->d = parent;
+  return 0;
+}
+
+/* Resolves fd to its path: d_name components from the leaf up, crossing mounts like d_path. */
+static __noinline int read_fd_path(struct fs_task *t, int k, int fd)
+{
+  struct fs_event *e = &t->ev;
+  struct task_struct *task = bpf_get_current_task_btf();
+  struct fdtable *fdt;
+  struct file **fda;
+  struct file *f = NULL;
+  struct vfsmount *vm;
+  struct walk_ctx w = {};
+  __u32 start = e->str_bytes;
+
+  if (fd < 0) return 0;  /* AT_FDCWD or an invalid fd: nothing to resolve */
+  fdt = BPF_CORE_READ(task, files, fdt);
+  if (!fdt || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds)) goto unknown;
+  fda = BPF_CORE_READ(fdt, fd);
+  if (bpf_probe_read_kernel(&f, sizeof(f), &fda[fd]) || !f) goto unknown;
+  vm = BPF_CORE_READ(f, f_path.mnt);
+  w.t = t;
+  w.d = BPF_CORE_READ(f, f_path.dentry);
+  w.vm = vm;
+  w.mnt = container_of(vm, struct mount, mnt);
+  w.off = start;
+  bpf_loop(FS_MAX_COMPONENTS, walk_step, &w, 0);
+  if (!w.done) e->flags |= FS_EV_FDPATH_TRUNCATED;
+  /* No component and a d_dname operation: a pseudo file (pipe, socket, anon inode) with no
+   * path in the tree; strace shows "pipe:[ino]". Report it as unknown rather than "/". */
+  if (w.ncomp == 0) {
+    struct dentry *last = w.d;
+    if (BPF_CORE_READ(last, d_op, d_dname)) goto unknown;
+  }
+  e->str_bytes = w.off;
+  add_str(e, k, FS_STR_FDPATH, w.off - start);
+  return 0;
+unknown:
+  e->flags |= FS_EV_FDPATH_UNKNOWN;
+  return 0;
+}
+
+static __always_inline void read_arg(struct fs_task *t, __u16 r, int k)
+{
+  int role = FS_ROLE_ARG(r, k);
+  if (role == FS_ROLE_PATH)
+    read_user_path(t, k, t->ev.args[k], 0);
+  else if (role == FS_ROLE_FD)
+    read_fd_path(t, k, (int)t->ev.args[k]);
+}
+
+static __always_inline void emit(struct fs_task *t)
+{
+  __u64 size = sizeof(struct fs_event) + t->ev.str_bytes;
+  __u64 flags;
+
+  if (size > sizeof(struct fs_event) + FS_STR_AREA + FS_STR_MAX)
+    size = sizeof(struct fs_event) + FS_STR_AREA + FS_STR_MAX;
+  /* Batched wake-ups: waking the consumer per record costs 2-3 us here (PLATFORM.md). */
+  flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+                                                                        : BPF_RB_NO_WAKEUP;
+  if (bpf_ringbuf_output(&events, &t->ev, size, flags)) count_drop(FS_DROP_RINGBUF_FULL);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(fs_sys_enter, struct pt_regs *regs, long id)
+{
+  struct fs_task *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+  struct fs_event *e;
+  __u64 pid_tgid;
+  __u16 r;
+
+  if (!t) return 0;  /* not traced: the common case for the rest of the system */
+  if (id < 0 || id >= FS_NR_SLOTS) return 0;
+  r = roles[id];
+  if (!(r & FS_ROLE_WANTED)) return 0;
+  if (t->state != FS_TASK_ACTIVE && !(t->state == FS_TASK_PENDING && (r & FS_ROLE_EXEC)))
+    return 0;
+
+  e = &t->ev;
+  pid_tgid = bpf_get_current_pid_tgid();
+  e->pid = pid_tgid >> 32;
+  e->tid = (__u32)pid_tgid;
+  e->nr = id;
+  e->args[0] = regs->di;
+  e->args[1] = regs->si;
+  e->args[2] = regs->dx;
+  e->args[3] = regs->r10;  /* the syscall ABI passes arg 4 in r10, not rcx */
+  e->args[4] = regs->r8;
+  e->args[5] = regs->r9;
+  e->flags = 0;
+  e->nstrs = 0;
+  e->pending = 0;
+  e->str_bytes = 0;
+  if (r & 0x0fff) {
+    read_arg(t, r, 0);
+    read_arg(t, r, 1);
+    read_arg(t, r, 2);
+    read_arg(t, r, 3);
+    read_arg(t, r, 4);
+  }
+  t->inflight = 1;
+  e->begin_ns = bpf_ktime_get_ns();  /* last: the hook's own work is not the call's duration */
+  return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(fs_sys_exit, struct pt_regs *regs, long ret)
+{
+  __u64 now = bpf_ktime_get_ns();  /* first: see begin_ns */
+  struct fs_task *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+  struct fs_event *e;
+  __u64 pid_tgid;
+  __u16 r;
+  int k;
+
+  if (!t || !t->inflight) return 0;
+  t->inflight = 0;
+  if (t->state != FS_TASK_ACTIVE) return 0;  /* a failed exec attempt of the launcher */
+  e = &t->ev;
+  /* Re-read: a non-leader thread's execve makes it the leader (its tid becomes the tgid). */
+  pid_tgid = bpf_get_current_pid_tgid();
+  e->pid = pid_tgid >> 32;
+  e->tid = (__u32)pid_tgid;
+  e->end_ns = now;
+  e->ret = ret;
+  r = roles[e->nr & (FS_NR_SLOTS - 1)];
+  if (e->pending) {
+    for (k = 0; k < 5; k++)
+      if (e->pending & (1 << k)) read_user_path(t, k, e->args[k], 1);
+  }
+  if (ret >= 0 && (r & 0x0fff)) {
+    for (k = 0; k < 4; k++) {
+      if (FS_ROLE_ARG(r, k) == FS_ROLE_FDPAIR) {
+        int fds[2] = {-1, -1};
+        if (bpf_probe_read_user(fds, sizeof(fds), (const void *)e->args[k]) == 0)
+          e->args[k] = (__u32)fds[0] | ((__u64)(__u32)fds[1] << 32);
+        else
+          e->args[k] = (__u64)-1;
+      }
+    }
+  }
+  emit(t);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fs_task_fork, struct task_struct *parent, struct task_struct *child)
+{
+  struct fs_task *pt = bpf_task_storage_get(&tasks, parent, 0, 0);
+  struct fs_task *ct;
+
+  if (!pt || pt->state != FS_TASK_ACTIVE) return 0;
+  ct = bpf_task_storage_get(&tasks, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!ct) {
+    count_drop(FS_DROP_UNTRACKED_TASK);
+    return 0;
+  }
+  ct->state = FS_TASK_ACTIVE;
+  ct->inflight = 0;
+  __sync_fetch_and_add(&live_tasks, 1);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(fs_task_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+  struct fs_task *t = bpf_task_storage_get(&tasks, p, 0, 0);
+
+  if (t && t->state == FS_TASK_PENDING) t->state = FS_TASK_ACTIVE;  /* the workload starts */
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(fs_task_exit, struct task_struct *p, bool group_dead)
+{
+  struct fs_task *t = bpf_task_storage_get(&tasks, p, 0, 0);
+
+  if (!t || t->state == FS_TASK_NONE) return 0;
+  if (t->inflight && t->state == FS_TASK_ACTIVE) {
+    /* exit/exit_group never return; a task killed in a blocking call neither. */
+    t->ev.end_ns = bpf_ktime_get_ns();
+    t->ev.ret = 0;
+    t->ev.flags |= FS_EV_UNFINISHED;
+    emit(t);
+  }
+  t->inflight = 0;
+  t->state = FS_TASK_NONE;
+  __sync_fetch_and_add(&live_tasks, -1);
+  bpf_task_storage_delete(&tasks, p);
+  return 0;
+}

@@ -1,0 +1,81 @@
+/* The record the kernel side (fs_events.bpf.c) writes into the BPF ring buffer and the user side
+ * (fs_loader.cpp) decodes. Shared by C (clang -target bpf) and C++: fixed-width types only, no
+ * kernel or libc headers (the BPF side gets __u64 & co. from vmlinux.h, C++ from <linux/types.h>).
+ *
+ * One record per completed syscall:
+ *   struct fs_event | str_bytes bytes of string data
+ * The string data holds up to FS_MAX_STRS strings, described by strs[] in order:
+ *   FS_STR_PATH    a user string (path or xattr name) read with bpf_probe_read_user_str; NUL-terminated.
+ *   FS_STR_FDPATH  the path of an fd argument, as d_name components from the leaf up to "/",
+ *                  each NUL-terminated (the kernel cannot prepend cheaply; user space reverses).
+ */
+#ifndef RASTRO_CAPTURE_EBPF_FS_EVENTS_H
+#define RASTRO_CAPTURE_EBPF_FS_EVENTS_H
+
+#define FS_MAX_ARGS 6
+#define FS_MAX_STRS 6           /* 2 paths + 2 fd paths at entry, +2 paths re-read at exit */
+#define FS_NR_SLOTS 512          /* syscall numbers 0..511, as trace::SyscallSet */
+#define FS_STR_MAX 4096          /* PATH_MAX: the longest user string read */
+#define FS_NAME_MAX 256          /* NAME_MAX + 1: one d_name component */
+#define FS_STR_AREA 16384        /* string bytes per record; a power of two (verifier masking) */
+#define FS_MAX_COMPONENTS 24     /* d_name components walked per fd path before giving up */
+
+/* Per-syscall word the kernel reads (rodata `roles[nr]`): 2 bits per argument k at bit 2k saying
+ * what to do with it, plus flags. Filled by user space from trace/syscalls/syscall_table.h. */
+#define FS_ROLE_NONE 0
+#define FS_ROLE_PATH 1           /* user string to copy (path, xattr name) */
+#define FS_ROLE_FD 2             /* fd whose path to resolve (AT_FDCWD and negatives skipped) */
+#define FS_ROLE_FDPAIR 3         /* int[2] written by the kernel: read at exit (pipe, socketpair) */
+#define FS_ROLE_ARG(r, k) (((r) >> (2 * (k))) & 3)
+#define FS_ROLE_EXEC 0x4000      /* execve/execveat: recorded from a pending (pre-exec) task */
+#define FS_ROLE_WANTED 0x8000    /* syscall selected by -e trace= */
+
+enum fs_str_kind {
+  FS_STR_PATH = 1,
+  FS_STR_FDPATH = 2,
+};
+
+enum fs_event_flags {
+  FS_EV_STR_TRUNCATED = 1 << 0,     /* a user string filled FS_STR_MAX or the string area */
+  FS_EV_STR_UNREADABLE = 1 << 1,    /* a user string could not be read at entry nor at exit */
+  FS_EV_FDPATH_TRUNCATED = 1 << 2,  /* an fd path had more than FS_MAX_COMPONENTS components */
+  FS_EV_UNFINISHED = 1 << 3,        /* the task exited inside the call (exit, exit_group, killed) */
+  FS_EV_FDPATH_UNKNOWN = 1 << 4,    /* an fd argument was not open in the task's file table */
+};
+
+enum fs_task_state {
+  FS_TASK_NONE = 0,
+  FS_TASK_PENDING = 1,  /* added by the launcher before exec: the fork-exec glue is not recorded */
+  FS_TASK_ACTIVE = 2,   /* recorded; set by sched_process_exec or inherited on fork */
+};
+
+/* Loss reasons counted per CPU in the kernel and read back into the trace header. */
+enum fs_drop_reason {
+  FS_DROP_RINGBUF_FULL = 0,  /* bpf_ringbuf_output failed: the consumer fell behind */
+  FS_DROP_UNTRACKED_TASK = 1,  /* a traced task's child got no state (allocation failed) */
+  FS_DROP_NR_REASONS = 2,
+};
+
+struct fs_str_desc {
+  __u8 arg;   /* argument index the string belongs to */
+  __u8 kind;  /* enum fs_str_kind */
+  __u16 len;  /* bytes in the string data, NULs included */
+};
+
+struct fs_event {
+  __u64 begin_ns;  /* bpf_ktime_get_ns() = CLOCK_MONOTONIC at sys_enter */
+  __u64 end_ns;    /* ... at sys_exit (or at task exit when FS_EV_UNFINISHED) */
+  __s64 ret;       /* return value, -errno on failure */
+  __u64 args[FS_MAX_ARGS];
+  __u32 pid;       /* thread-group id */
+  __u32 tid;
+  __s32 nr;
+  __u16 flags;     /* enum fs_event_flags */
+  __u8 nstrs;
+  __u8 pending;    /* bit k: string k still to be read at exit (kernel-internal) */
+  struct fs_str_desc strs[FS_MAX_STRS];
+  __u32 str_bytes;
+  __u32 reserved;
+};
+
+#endif /* RASTRO_CAPTURE_EBPF_FS_EVENTS_H */
