@@ -416,3 +416,32 @@ TEST(StraceImport, ReportPrintsEveryCounter) {
 
 }  // namespace
 }  // namespace rastro::trace
+
+namespace rastro::trace {
+namespace {
+
+// One tiny hand-written log per edge case (tests/fixtures/strace/edge/X.log) with its expected
+// TSV rows (X.expected.tsv, reviewed by hand).
+TEST(StraceImportEdgeCases, MatchExpectedTsv) {
+  int n = 0;
+  for (const auto& ent : fs::directory_iterator(fixture("edge"))) {
+    if (ent.path().extension() != ".log") continue;
+    SCOPED_TRACE(ent.path().filename().string());
+    ++n;
+    Imported im = import_text(slurp(ent.path().string()), ent.path().filename().string());
+    EXPECT_FALSE(im.report.has_errors());
+    std::ostringstream out;
+    write_text_trace(out, im.trace, '\t');
+    std::string rows;
+    std::istringstream in(out.str());
+    for (std::string line; std::getline(in, line);)
+      if (!line.starts_with("#")) rows += line + "\n";
+    std::string expected_path = ent.path().string();
+    expected_path.replace(expected_path.size() - 4, 4, ".expected.tsv");
+    EXPECT_EQ(rows, slurp(expected_path));
+  }
+  EXPECT_GE(n, 7);
+}
+
+}  // namespace
+}  // namespace rastro::trace

@@ -14,10 +14,20 @@ FdTable::Files& FdTable::files(int tid) {
 
 void FdTable::on_clone(int parent, int child, bool share_files, bool share_fs) {
   Files& pf = files(parent);
-  if (share_files)
+  // strace may show the child's first calls before the parent's clone returns; what the child
+  // opened meanwhile is kept (in the shared table for threads).
+  std::shared_ptr<Files> early;
+  if (auto it = files_.find(child); it != files_.end()) early = it->second;
+  if (share_files) {
+    if (early && early != files_[parent])
+      for (auto& kv : *early) pf[kv.first] = kv.second;
     files_[child] = files_[parent];
-  else
-    files_[child] = std::make_shared<Files>(pf);
+  } else {
+    auto copy = std::make_shared<Files>(pf);
+    if (early)
+      for (auto& kv : *early) (*copy)[kv.first] = kv.second;
+    files_[child] = std::move(copy);
+  }
   auto it = cwd_.find(parent);
   if (it != cwd_.end() && it->second) {
     cwd_[child] = share_fs ? it->second : std::make_shared<std::string>(*it->second);
