@@ -36,6 +36,23 @@ void FdPathCache::forget_range(pid_t tgid, unsigned first, unsigned last) {
   }
 }
 
-void FdPathCache::forget_process(pid_t tgid) { table_.erase(tgid); }
+void FdPathCache::forget_process(pid_t tgid) {
+  table_.erase(tgid);
+  cwd_.erase(tgid);
+}
+
+trace::StrId FdPathCache::cwd(pid_t tgid, pid_t tid) {
+  auto it = cwd_.find(tgid);
+  if (it != cwd_.end()) return it->second;
+  char link[64];
+  std::snprintf(link, sizeof link, "/proc/%d/cwd", tid);
+  char target[4097];
+  ++readlinks_;
+  ssize_t n = ::readlink(link, target, sizeof target - 1);
+  if (n <= 0) return trace::kNoStr;
+  trace::StrId id = strings_.intern(std::string_view(target, static_cast<size_t>(n)));
+  cwd_.emplace(tgid, id);
+  return id;
+}
 
 }  // namespace rastro::capture

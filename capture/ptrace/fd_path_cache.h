@@ -25,11 +25,16 @@ class FdPathCache {
   void forget(pid_t tgid, int fd);
   void forget_range(pid_t tgid, unsigned first, unsigned last);
   void forget_process(pid_t tgid);
+  // The working directory of `tgid` (strace -y shows it for AT_FDCWD), read once from
+  // /proc/TID/cwd and kept until forget_cwd() (chdir, fchdir, chroot).
+  trace::StrId cwd(pid_t tgid, pid_t tid);
+  void forget_cwd(pid_t tgid) { cwd_.erase(tgid); }
   uint64_t readlinks() const { return readlinks_; }
 
  private:
   trace::StringTable& strings_;
   std::unordered_map<pid_t, std::unordered_map<int, trace::StrId>> table_;
+  std::unordered_map<pid_t, trace::StrId> cwd_;
   uint64_t readlinks_ = 0;
 };
 

@@ -29,7 +29,8 @@ namespace {
 // open fd number, which the fd->path cache must learn (see fd_path_cache.h).
 constexpr int kNrClose = 3, kNrDup2 = 33, kNrDup3 = 292, kNrCloseRange = 436, kNrFcntl = 72;
 constexpr int kNrPipe = 22, kNrPipe2 = 293, kNrSocketpair = 53, kNrExit = 60, kNrExitGroup = 231;
-constexpr int kBookkeeping[] = {kNrClose, kNrDup2, kNrDup3, kNrCloseRange};
+constexpr int kNrChdir = 80, kNrFchdir = 81, kNrChroot = 161;
+constexpr int kBookkeeping[] = {kNrClose, kNrDup2, kNrDup3, kNrCloseRange, kNrChdir, kNrFchdir, kNrChroot};
 
 constexpr long kSeizeOptions = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
                                PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP |
@@ -125,7 +126,9 @@ void PtraceTracer::on_entry(pid_t tid, Task& t, int nr, const uint64_t* args, in
       a.value = arg_value_from_register(type, args[i]);
       if (type == trace::ArgType::kPath || type == trace::ArgType::kStr) {
         a.str = sink_.strings().intern(read_string(tid, args[i]));
-      } else if (type == trace::ArgType::kFd || (type == trace::ArgType::kDirFd && a.value != -100)) {
+      } else if (type == trace::ArgType::kDirFd && a.value == -100) {
+        a.str = fds_.cwd(t.tgid, tid);  // AT_FDCWD</cwd>, as strace -y prints it
+      } else if (type == trace::ArgType::kFd || type == trace::ArgType::kDirFd) {
         a.str = fds_.lookup(t.tgid, tid, static_cast<int>(a.value));
       }
     }
@@ -151,6 +154,8 @@ void PtraceTracer::on_exit(pid_t tid, Task& t, int64_t rval, int64_t now) {
     fds_.forget_range(t.tgid, static_cast<unsigned>(t.raw[0]), static_cast<unsigned>(t.raw[1]));
   } else if (nr == kNrDup2 || nr == kNrDup3) {
     fds_.forget(t.tgid, static_cast<int>(t.raw[1]));
+  } else if (nr == kNrChdir || nr == kNrFchdir || nr == kNrChroot) {
+    fds_.forget_cwd(t.tgid);
   }
   const trace::SyscallInfo* info = trace::syscall_by_nr(nr);
   if (rval >= 0 && info && (info->ret == trace::ReturnKind::kFd || nr == kNrFcntl))

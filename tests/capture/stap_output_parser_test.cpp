@@ -32,7 +32,7 @@ TEST(StapOutputParser, ConvertsLinesToEvents) {
   const auto& ev = sink.trace().events;
   ASSERT_EQ(st.events, 8u);
   EXPECT_EQ(st.malformed, 2u);
-  EXPECT_EQ(st.first_malformed.rfind("line 10:", 0), 0u) << st.first_malformed;
+  EXPECT_EQ(st.first_malformed.rfind("line 11:", 0), 0u) << st.first_malformed;
   EXPECT_EQ(st.ignored_lines, 2u);  // header + warning
   ASSERT_EQ(ev.size(), 8u);
 
