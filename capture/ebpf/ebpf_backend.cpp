@@ -104,10 +104,11 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
   std::unique_ptr<FsLoader> loader = std::move(opened.value());
 
   uint64_t captured = 0, malformed = 0, since_flush = 0;
-  DecodeCounters counters;
+  DecodeState state;
+  const DecodeCounters& counters = state.counters;
   std::string first_malformed;
   FsLoader::RecordFn on_record = [&](std::span<const std::byte> rec) {
-    auto ev = decode_fs_event(rec, sink.strings(), counters);
+    auto ev = decode_fs_event(rec, sink.strings(), state);
     if (!ev.ok()) {
       if (malformed++ == 0) first_malformed = ev.error();
       return;
@@ -195,6 +196,7 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
                         {"truncated_fd_paths", counters.truncated_fd_paths},
                         {"unknown_fd_paths", counters.unknown_fd_paths},
                         {"unfinished_calls", counters.unfinished},
+                        {"fd_path_cache_misses", state.cache_misses},
                         {"untracked_tasks", drops.untracked_tasks}};
   sink.flush();
 

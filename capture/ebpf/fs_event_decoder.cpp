@@ -47,7 +47,8 @@ std::string_view user_string(std::string_view data) {
 }  // namespace
 
 Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::StringTable& strings,
-                                     DecodeCounters& counters) {
+                                     DecodeState& state) {
+  DecodeCounters& counters = state.counters;
   fs_event raw;
   if (record.size() < sizeof raw)
     return fail(fmt::format("ebpf record of {} bytes is shorter than its {}-byte header", record.size(),
@@ -98,10 +99,22 @@ Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::S
     off += d.len;
     if (d.kind == FS_STR_PATH)
       e.args[d.arg].str = strings.intern(user_string(text));
-    else if (d.kind == FS_STR_FDPATH)
+    else if (d.kind == FS_STR_FDPATH) {
       e.args[d.arg].str = strings.intern(join_fd_path(text));
-    else
+      if (d.arg == raw.fd_cached_arg) state.cached_fd_path[raw.tid] = e.args[d.arg].str;
+    } else
       return fail(fmt::format("ebpf record (nr {}): string {} has unknown kind {}", raw.nr, s, d.kind));
+  }
+
+  if (raw.fd_same != 0) {
+    auto it = state.cached_fd_path.find(raw.tid);
+    for (size_t k = 0; k < e.nargs; ++k) {
+      if (!(raw.fd_same & (1u << k))) continue;
+      if (it == state.cached_fd_path.end())
+        ++state.cache_misses;
+      else
+        e.args[k].str = it->second;
+    }
   }
 
   if (raw.flags & FS_EV_STR_TRUNCATED) ++counters.truncated_strings;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 
 #include "common/error.h"
 #include "trace/model/event.h"
@@ -23,9 +24,18 @@ struct DecodeCounters {
   uint64_t unfinished = 0;           // task exited inside the call (not exit/exit_group)
 };
 
+// Decoding state across records: the counters, and per tid the fd path the kernel caches for
+// it (records with fd_same refer to it instead of carrying the string again).
+struct DecodeState {
+  DecodeCounters counters;
+  std::unordered_map<uint32_t, trace::StrId> cached_fd_path;
+  uint64_t cache_misses = 0;  // fd_same for a tid with no cached path (must stay 0)
+};
+
 // Fails (naming the field) when the record is inconsistent: shorter than its header, string
-// lengths that overrun it, an argument index out of range.
+// lengths that overrun it, an argument index out of range. Records of one tid must be decoded
+// in the order the kernel emitted them.
 Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::StringTable& strings,
-                                     DecodeCounters& counters);
+                                     DecodeState& state);
 
 }  // namespace rastro::capture::ebpf

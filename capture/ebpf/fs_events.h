@@ -75,7 +75,12 @@ struct fs_event {
   __u8 pending;    /* bit k: string k still to be read at exit (kernel-internal) */
   struct fs_str_desc strs[FS_MAX_STRS];
   __u32 str_bytes;
-  __u32 reserved;
+  __u8 fd_same;        /* bit k: fd argument k is the file whose path this tid's last
+                        * cache-marked fd path named (see fd_cached_arg); no string sent */
+  __u8 fd_cached_arg;  /* argument whose FS_STR_FDPATH string the kernel now caches for this
+                        * tid (user space must remember it), or FS_NO_ARG */
+  __u16 reserved;
 };
+#define FS_NO_ARG 0xff
 
 #endif /* RASTRO_CAPTURE_EBPF_FS_EVENTS_H */

@@ -24,6 +24,7 @@ struct RecordBuilder {
     ev.tid = 101;
     ev.begin_ns = 1000;
     ev.end_ns = 1500;
+    ev.fd_cached_arg = FS_NO_ARG;
   }
   RecordBuilder& arg(int k, uint64_t v) {
     ev.args[k] = v;
@@ -46,12 +47,12 @@ struct RecordBuilder {
 
 TEST(EbpfFsEventDecoder, PwriteWithFdPathRebuiltFromLeafFirstComponents) {
   trace::StringTable strings;
-  DecodeCounters c;
+  DecodeState st;
   RecordBuilder b(18, 100);
   b.arg(0, 3).arg(1, 0x7fff0000).arg(2, 100).arg(3, 4096);
   b.str(0, FS_STR_FDPATH, std::string("data.bin\0work\0tmp\0", 18));
   auto rec = b.bytes();
-  auto e = decode_fs_event(rec, strings, c);
+  auto e = decode_fs_event(rec, strings, st);
   ASSERT_TRUE(e.ok()) << e.error();
   EXPECT_EQ(e->nr, 18);
   EXPECT_EQ(e->pid, 100);
@@ -69,13 +70,47 @@ TEST(EbpfFsEventDecoder, PwriteWithFdPathRebuiltFromLeafFirstComponents) {
   EXPECT_EQ(e->args[3].value, 4096);
 }
 
+TEST(EbpfFsEventDecoder, FdSameReusesThePathCachedForThatTidOnly) {
+  trace::StringTable strings;
+  DecodeState st;
+  RecordBuilder first(1, 16);  // write(3, ...) with the walked path, marked cached
+  first.arg(0, 3).str(0, FS_STR_FDPATH, std::string("null\0dev\0", 9));
+  first.ev.fd_cached_arg = 0;
+  auto r1 = first.bytes();
+  ASSERT_TRUE(decode_fs_event(r1, strings, st).ok());
+  RecordBuilder again(1, 16);  // same file: no string, fd_same
+  again.arg(0, 3);
+  again.ev.fd_same = 1;
+  auto r2 = again.bytes();
+  auto e = decode_fs_event(r2, strings, st);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(strings.get(e->args[0].str), "/dev/null");
+  EXPECT_EQ(st.cache_misses, 0u);
+  RecordBuilder other(1, 16);  // another tid never sent a path: a miss, counted, no path
+  other.ev.tid = 999;
+  other.ev.fd_same = 1;
+  auto r3 = other.bytes();
+  auto e3 = decode_fs_event(r3, strings, st);
+  ASSERT_TRUE(e3.ok());
+  EXPECT_EQ(e3->args[0].str, trace::kNoStr);
+  EXPECT_EQ(st.cache_misses, 1u);
+  // A walked path not marked cached does not replace the cached one.
+  RecordBuilder uncached(1, 16);
+  uncached.arg(0, 4).str(0, FS_STR_FDPATH, std::string("x\0", 2));
+  auto r4 = uncached.bytes();
+  ASSERT_TRUE(decode_fs_event(r4, strings, st).ok());
+  auto e5 = decode_fs_event(r2, strings, st);
+  ASSERT_TRUE(e5.ok());
+  EXPECT_EQ(strings.get(e5->args[0].str), "/dev/null");
+}
+
 TEST(EbpfFsEventDecoder, RenameWithTwoPathsAndNegativeErrno) {
   trace::StringTable strings;
-  DecodeCounters c;
+  DecodeState st;
   RecordBuilder b(82, -2);
   b.str(0, FS_STR_PATH, std::string("a/old\0", 6)).str(1, FS_STR_PATH, std::string("/abs/new\0", 9));
   auto rec = b.bytes();
-  auto e = decode_fs_event(rec, strings, c);
+  auto e = decode_fs_event(rec, strings, st);
   ASSERT_TRUE(e.ok()) << e.error();
   EXPECT_EQ(e->rvalue, -2);
   EXPECT_TRUE(e->failed());
@@ -85,12 +120,12 @@ TEST(EbpfFsEventDecoder, RenameWithTwoPathsAndNegativeErrno) {
 
 TEST(EbpfFsEventDecoder, OpenatKeepsAtFdcwdAndZeroComponentsMeanRoot) {
   trace::StringTable strings;
-  DecodeCounters c;
+  DecodeState st;
   RecordBuilder b(257, 5);
   b.arg(0, static_cast<uint64_t>(-100)).arg(2, 0x241).arg(3, 0644);
   b.str(1, FS_STR_PATH, std::string("f\0", 2));
   auto rec = b.bytes();
-  auto e = decode_fs_event(rec, strings, c);
+  auto e = decode_fs_event(rec, strings, st);
   ASSERT_TRUE(e.ok()) << e.error();
   EXPECT_EQ(e->args[0].value, -100);
   EXPECT_EQ(e->args[0].str, trace::kNoStr);
@@ -100,19 +135,20 @@ TEST(EbpfFsEventDecoder, OpenatKeepsAtFdcwdAndZeroComponentsMeanRoot) {
   RecordBuilder root(81, 0);  // fchdir on an fd of "/": no component above the root
   root.arg(0, 4).str(0, FS_STR_FDPATH, "");
   auto rec2 = root.bytes();
-  auto e2 = decode_fs_event(rec2, strings, c);
+  auto e2 = decode_fs_event(rec2, strings, st);
   ASSERT_TRUE(e2.ok()) << e2.error();
   EXPECT_EQ(strings.get(e2->args[0].str), "/");
 }
 
 TEST(EbpfFsEventDecoder, ExitGroupIsCompleteAtEntryButAKilledCallIsUnfinished) {
   trace::StringTable strings;
-  DecodeCounters c;
+  DecodeState st;
+  DecodeCounters& c = st.counters;
   RecordBuilder b(231, 0);
   b.arg(0, 3);
   b.ev.flags = FS_EV_UNFINISHED;
   auto rec = b.bytes();
-  auto e = decode_fs_event(rec, strings, c);
+  auto e = decode_fs_event(rec, strings, st);
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->end_ns, e->begin_ns);
   EXPECT_EQ(e->flags & trace::kEventUnfinished, 0u);
@@ -121,7 +157,7 @@ TEST(EbpfFsEventDecoder, ExitGroupIsCompleteAtEntryButAKilledCallIsUnfinished) {
   RecordBuilder r(0, 0);  // read, killed while blocked
   r.ev.flags = FS_EV_UNFINISHED;
   auto rec2 = r.bytes();
-  auto e2 = decode_fs_event(rec2, strings, c);
+  auto e2 = decode_fs_event(rec2, strings, st);
   ASSERT_TRUE(e2.ok());
   EXPECT_NE(e2->flags & trace::kEventUnfinished, 0u);
   EXPECT_EQ(c.unfinished, 1u);
@@ -129,28 +165,28 @@ TEST(EbpfFsEventDecoder, ExitGroupIsCompleteAtEntryButAKilledCallIsUnfinished) {
 
 TEST(EbpfFsEventDecoder, PipeFdPairOnlyOnSuccess) {
   trace::StringTable strings;
-  DecodeCounters c;
+  DecodeState st;
   RecordBuilder ok(22, 0);
   ok.arg(0, 3u | (4ull << 32));
   auto rec = ok.bytes();
-  auto e = decode_fs_event(rec, strings, c);
+  auto e = decode_fs_event(rec, strings, st);
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->args[0].value, static_cast<int64_t>(3u | (4ull << 32)));
   RecordBuilder bad(22, -24);
   bad.arg(0, 0x7fff1234);  // the pointer, not a pair
   auto rec2 = bad.bytes();
-  auto e2 = decode_fs_event(rec2, strings, c);
+  auto e2 = decode_fs_event(rec2, strings, st);
   ASSERT_TRUE(e2.ok());
   EXPECT_EQ(e2->args[0].value, 0);
 }
 
 TEST(EbpfFsEventDecoder, UnknownSyscallKeepsRawRegistersAndName) {
   trace::StringTable strings;
-  DecodeCounters c;
+  DecodeState st;
   RecordBuilder b(39, 1234);  // getpid: not in the table
   b.arg(0, 7);
   auto rec = b.bytes();
-  auto e = decode_fs_event(rec, strings, c);
+  auto e = decode_fs_event(rec, strings, st);
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->nr, 39);
   EXPECT_EQ(strings.get(e->name), "syscall_39");
@@ -160,11 +196,12 @@ TEST(EbpfFsEventDecoder, UnknownSyscallKeepsRawRegistersAndName) {
 
 TEST(EbpfFsEventDecoder, FlagsAreCounted) {
   trace::StringTable strings;
-  DecodeCounters c;
+  DecodeState st;
+  DecodeCounters& c = st.counters;
   RecordBuilder b(2, -14);
   b.ev.flags = FS_EV_STR_UNREADABLE | FS_EV_STR_TRUNCATED | FS_EV_FDPATH_UNKNOWN | FS_EV_FDPATH_TRUNCATED;
   auto rec = b.bytes();
-  ASSERT_TRUE(decode_fs_event(rec, strings, c).ok());
+  ASSERT_TRUE(decode_fs_event(rec, strings, st).ok());
   EXPECT_EQ(c.unreadable_strings, 1u);
   EXPECT_EQ(c.truncated_strings, 1u);
   EXPECT_EQ(c.unknown_fd_paths, 1u);
@@ -173,9 +210,9 @@ TEST(EbpfFsEventDecoder, FlagsAreCounted) {
 
 TEST(EbpfFsEventDecoder, MalformedRecordsAreRejectedWithTheReason) {
   trace::StringTable strings;
-  DecodeCounters c;
+  DecodeState st;
   std::vector<std::byte> tiny(10);
-  auto e = decode_fs_event(tiny, strings, c);
+  auto e = decode_fs_event(tiny, strings, st);
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().find("shorter than"), std::string::npos);
 
@@ -183,14 +220,14 @@ TEST(EbpfFsEventDecoder, MalformedRecordsAreRejectedWithTheReason) {
   b.str(0, FS_STR_PATH, std::string("x\0", 2));
   auto rec = b.bytes();
   rec.pop_back();  // str_bytes now overruns the record
-  e = decode_fs_event(rec, strings, c);
+  e = decode_fs_event(rec, strings, st);
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().find("overruns"), std::string::npos);
 
   RecordBuilder bad_arg(87, 0);  // unlink has one argument
   bad_arg.str(3, FS_STR_PATH, std::string("x\0", 2));
   auto rec2 = bad_arg.bytes();
-  e = decode_fs_event(rec2, strings, c);
+  e = decode_fs_event(rec2, strings, st);
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().find("argument 3"), std::string::npos);
 }
