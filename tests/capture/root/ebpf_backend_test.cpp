@@ -4,6 +4,7 @@
 #include "capture/ebpf/ebpf_backend.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -67,6 +68,21 @@ int run_workload_if_asked() {
   std::string m = mode;
   if (m == "umask") {
     for (int i = 0; i < kUmaskCalls; ++i) ::syscall(SYS_umask, 022);
+    std::_Exit(0);
+  }
+  if (m == "lazy") {
+    // The path string lives in a file-backed page this process never touched: at sys_enter
+    // bpf_probe_read_user_str cannot fault it in (page not mapped yet); the kernel's own copy
+    // does, so the exit handler's re-read succeeds. Then an invalid pointer: unreadable twice.
+    std::string dir = std::getenv("RASTRO_EBPF_DIR");
+    std::string target = dir + "/lazy_target";
+    std::string holder = dir + "_holder";
+    int hfd = ::open(holder.c_str(), O_CREAT | O_RDWR | O_TRUNC, 0644);
+    if (::write(hfd, target.c_str(), target.size() + 1) < 0) std::_Exit(3);
+    void* page = ::mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE, hfd, 0);
+    long fd = ::syscall(SYS_openat, AT_FDCWD, static_cast<const char*>(page), O_CREAT | O_WRONLY, 0644);
+    ::syscall(SYS_close, fd);
+    ::syscall(SYS_unlink, reinterpret_cast<const char*>(8));  // EFAULT
     std::_Exit(0);
   }
   if (m == "fs") {
@@ -230,6 +246,31 @@ TEST_F(EbpfBackendTest, CapturesTwoProcessesTimesTwoThreadsExactly) {
     }
   }
   std::system(("rm -rf " + dir + " " + report_dir).c_str());
+}
+
+TEST_F(EbpfBackendTest, PathOnANotYetFaultedPageIsReadAtExit) {
+  std::string dir = make_temp_dir("lazy");
+  auto opts = options("openat,unlink", {"RASTRO_EBPF_WORKLOAD=lazy", "RASTRO_EBPF_DIR=" + dir});
+  rastro::trace::MemorySink sink;
+  rastro::capture::ebpf::EbpfBackend backend;
+  ASSERT_EQ(backend.run(opts, sink), 0);
+  const auto& t = sink.trace();
+  bool found = false, efault = false;
+  for (const auto& e : t.events) {
+    if (e.nr == nr_of("openat") && t.strings.get(e.args[1].str) == dir + "/lazy_target") {
+      found = true;
+      EXPECT_GE(e.rvalue, 0);
+    }
+    if (e.nr == nr_of("unlink")) {
+      efault = true;
+      EXPECT_EQ(e.rvalue, -EFAULT);
+      EXPECT_EQ(e.args[0].str, rastro::trace::kNoStr);
+    }
+  }
+  EXPECT_TRUE(found) << "the lazily-mapped path was not recovered at exit";
+  EXPECT_TRUE(efault);
+  EXPECT_EQ(t.header.settings["ebpf"]["unreadable_strings"], 1);
+  std::system(("rm -rf " + dir + " " + dir + "_holder").c_str());
 }
 
 TEST_F(EbpfBackendTest, NoLossWithADefaultRing) {
