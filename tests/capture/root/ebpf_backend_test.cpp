@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -83,6 +84,21 @@ int run_workload_if_asked() {
     long fd = ::syscall(SYS_openat, AT_FDCWD, static_cast<const char*>(page), O_CREAT | O_WRONLY, 0644);
     ::syscall(SYS_close, fd);
     ::syscall(SYS_unlink, reinterpret_cast<const char*>(8));  // EFAULT
+    std::_Exit(0);
+  }
+  if (m == "attach") {
+    // Waits for the test to create the marker (after attaching), then 10 umask calls here and
+    // 5 in a forked child.
+    std::string marker = std::getenv("RASTRO_EBPF_MARKER");
+    struct stat st;
+    while (::stat(marker.c_str(), &st) != 0) ::usleep(10000);
+    for (int i = 0; i < 10; ++i) ::syscall(SYS_umask, 022);
+    pid_t c = ::fork();
+    if (c == 0) {
+      for (int i = 0; i < 5; ++i) ::syscall(SYS_umask, 022);
+      std::_Exit(0);
+    }
+    ::waitpid(c, nullptr, 0);
     std::_Exit(0);
   }
   if (m == "fs") {
@@ -271,6 +287,44 @@ TEST_F(EbpfBackendTest, PathOnANotYetFaultedPageIsReadAtExit) {
   EXPECT_TRUE(efault);
   EXPECT_EQ(t.header.settings["ebpf"]["unreadable_strings"], 1);
   std::system(("rm -rf " + dir + " " + dir + "_holder").c_str());
+}
+
+TEST_F(EbpfBackendTest, AttachesToARunningProcessAndItsChildren) {
+  std::string dir = make_temp_dir("attach");
+  std::string marker = dir + "/go";
+  std::string exe = self_exe();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("RASTRO_EBPF_WORKLOAD", "attach", 1);
+    ::setenv("RASTRO_EBPF_MARKER", marker.c_str(), 1);
+    ::execl(exe.c_str(), exe.c_str(), static_cast<char*>(nullptr));
+    std::_Exit(127);
+  }
+  rastro::capture::CaptureOptions o;
+  o.attach_pid = pid;
+  o.syscalls = rastro::trace::parse_syscall_set("umask").take();
+  rastro::trace::MemorySink sink;
+  rastro::capture::ebpf::EbpfBackend backend;
+  // The workload starts its calls once the marker exists; loading takes well under a second.
+  std::thread go([&] {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    std::ofstream(marker).put('x');
+  });
+  backend.run(o, sink);
+  go.join();
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  std::map<int, int> per_pid;
+  for (const auto& e : sink.trace().events)
+    if (e.nr == nr_of("umask")) per_pid[e.pid]++;
+  ASSERT_EQ(per_pid.size(), 2u);
+  EXPECT_EQ(per_pid[pid], 10);
+  for (auto& [p, n] : per_pid) {
+    if (p != pid) {
+      EXPECT_EQ(n, 5);
+    }
+  }
+  std::system(("rm -rf " + dir).c_str());
 }
 
 TEST_F(EbpfBackendTest, NoLossWithADefaultRing) {
