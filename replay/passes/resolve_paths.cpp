@@ -115,6 +115,9 @@ class Resolver {
         if (d.type == trace::ArgType::kDirFd && d.value != kAtFdCwd) {
           base = fd_path(proc, d);
           via_dirfd = true;
+        } else if (d.type == trace::ArgType::kDirFd && d.str != trace::kNoStr &&
+                   !c_.trace.str(d.str).empty() && c_.trace.str(d.str)[0] == '/') {
+          base = resolve(root_, d.str);  // AT_FDCWD</cwd>: the capture recorded the cwd
         }
       }
       if (c_.trace.str(a.str).empty()) {

@@ -1,0 +1,76 @@
+#include "replay/plan/plan_dot.h"
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "replay/plan/plan_names.h"
+
+namespace rastro::replay {
+
+const char* edge_kind_colour(EdgeKind k) {
+  switch (k) {
+    case EdgeKind::kThread: return "gray50";
+    case EdgeKind::kFdStage: return "blue";
+    case EdgeKind::kFdSeq: return "deepskyblue3";
+    case EdgeKind::kFile: return "forestgreen";
+    case EdgeKind::kPath: return "darkorange";
+    case EdgeKind::kTemporal: return "red";
+  }
+  return "black";
+}
+
+namespace {
+
+std::string dot_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += '?';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+void write_plan_dot(std::ostream& out, const Plan& plan) {
+  out << "digraph plan {\n  rankdir=TB;\n  node [shape=box, fontsize=10];\n";
+  out << fmt::format("  label=\"rastro plan, ordering {}\";\n", ordering_name(plan.ordering));
+  for (size_t t = 0; t < plan.threads.size(); ++t) {
+    const auto& th = plan.threads[t];
+    out << fmt::format("  subgraph cluster_t{} {{\n    label=\"pid {} tid {}\";\n", t, th.pid, th.tid);
+    for (uint32_t r : th.requests) {
+      const Request& q = plan.requests[r];
+      const trace::Event& e = plan.trace.events[q.event];
+      std::string label = fmt::format("{} {}", r, trace::function_name(e, plan.trace.strings));
+      if (q.path[0] != trace::kNoStr) label += " " + std::string(plan.trace.str(q.path[0]));
+      if (q.path[1] != trace::kNoStr) label += " " + std::string(plan.trace.str(q.path[1]));
+      label += fmt::format(" = {}", e.rvalue);
+      const char* style = q.action == RequestAction::kReplay ? (e.failed() ? "dashed" : "solid") : "dotted";
+      out << fmt::format("    r{} [label=\"{}\", style={}];\n", r, dot_escape(label), style);
+    }
+    out << "  }\n";
+  }
+  for (uint32_t r = 0; r < plan.requests.size(); ++r) {
+    const Request& q = plan.requests[r];
+    for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k) {
+      const Dep& d = plan.deps[k];
+      out << fmt::format("  r{} -> r{} [color={}, tooltip=\"{}\"];\n", d.request, r, edge_kind_colour(d.kind),
+                         edge_kind_name(d.kind));
+    }
+  }
+  out << "  subgraph cluster_legend {\n    label=\"edge kinds\";\n";
+  for (int k = 0; k < kEdgeKinds; ++k) {
+    const auto kind = static_cast<EdgeKind>(k);
+    out << fmt::format("    legend{0}a [label=\"\", shape=point]; legend{0}b [label=\"{1}\", shape=plaintext];\n"
+                       "    legend{0}a -> legend{0}b [color={2}];\n",
+                       k, edge_kind_name(kind), edge_kind_colour(kind));
+  }
+  out << "  }\n}\n";
+}
+
+}  // namespace rastro::replay
