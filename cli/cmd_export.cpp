@@ -1,0 +1,49 @@
+// `rastro export -f tsv|csv|chrome|sqlite TRACE -o OUT`: writes a trace in a format other tools
+// read (trace/exporters/). A damaged binary trace exports its intact prefix, with the header's
+// `complete` false, a warning and exit status 2.
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "common/error.h"
+#include "trace/exporters/exporter.h"
+#include "trace/io/trace_io.h"
+
+namespace {
+
+std::string formats_help() {
+  std::string s = "Output format:";
+  for (const auto* e : rastro::trace::all_exporters())
+    s += fmt::format("\n  {:7} {}", e->name(), e->description());
+  return s;
+}
+
+rastro::cli::RegisterCommand reg{
+    {"export", "Export a trace as TSV, CSV, Chrome trace-event JSON (Perfetto) or SQLite", 30,
+     [](CLI::App& app) {
+       auto format = std::make_shared<std::string>();
+       auto in = std::make_shared<std::string>();
+       auto out = std::make_shared<std::string>();
+       std::vector<std::string> names;
+       for (const auto* e : rastro::trace::all_exporters()) names.emplace_back(e->name());
+       app.add_option("-f,--format", *format, formats_help())
+           ->required()
+           ->check(CLI::IsMember(names));
+       app.add_option("TRACE", *in, "Trace file (.rastro, .tsv or .csv)")->required();
+       app.add_option("-o,--output", *out, "Output file (written atomically)")->required();
+       app.callback([format, in, out] {
+         const rastro::trace::Exporter* e = rastro::trace::find_exporter(*format);
+         if (!e) throw rastro::Error(fmt::format("unknown export format '{}'", *format));
+         rastro::trace::ReadReport rep;
+         rastro::trace::Trace t = rastro::trace::read_trace(*in, &rep);
+         e->write(t, *out);
+         if (!rep.intact) {
+           fmt::print(stderr, "rastro export: {}: exported only the intact prefix ({} events): {}\n",
+                      *in, t.events.size(), rep.problem);
+           rastro::cli::set_exit_code(2);
+         }
+       });
+     }}};
+
+}  // namespace

@@ -1,0 +1,129 @@
+// `rastro stats TRACE [--json] [--top N]`: the condenser (trace/analysis/condenser.h) per
+// function, thread and file, the concurrency-level ECDF (SPEC §6.1) and the header counters
+// (events captured / lost and why, whether the trace is complete). Exit status 2 when the trace
+// file is damaged (the statistics then cover its intact prefix).
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "common/error.h"
+#include "trace/analysis/concurrency.h"
+#include "trace/analysis/condenser.h"
+#include "trace/io/trace_io.h"
+
+namespace {
+
+using rastro::trace::ConcurrencySummary;
+using rastro::trace::LatencyRow;
+
+nlohmann::json row_json(const LatencyRow& r) {
+  return {{"key", r.key},         {"count", r.count},     {"unfinished", r.unfinished},
+          {"errors", r.errors},   {"bytes", r.bytes},     {"mean_ns", r.mean_ns},
+          {"p50_ns", r.p50_ns},   {"p99_ns", r.p99_ns},   {"max_ns", r.max_ns}};
+}
+
+nlohmann::json rows_json(const std::vector<LatencyRow>& rows) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& r : rows) a.push_back(row_json(r));
+  return a;
+}
+
+void print_rows(std::string_view title, std::string_view key_name, const std::vector<LatencyRow>& rows,
+                size_t top) {
+  fmt::print("\n{} ({} rows)\n", title, rows.size());
+  size_t width = key_name.size();
+  for (size_t i = 0; i < rows.size() && i < top; ++i) width = std::max(width, rows[i].key.size());
+  width = std::min<size_t>(width, 60);
+  fmt::print("  {:<{}} {:>10} {:>7} {:>10} {:>14} {:>11} {:>11} {:>11} {:>11}\n", key_name, width,
+             "count", "errors", "unfinished", "bytes", "mean_us", "p50_us", "p99_us", "max_us");
+  for (size_t i = 0; i < rows.size() && i < top; ++i) {
+    const LatencyRow& r = rows[i];
+    fmt::print("  {:<{}} {:>10} {:>7} {:>10} {:>14} {:>11.3f} {:>11.3f} {:>11.3f} {:>11.3f}\n",
+               r.key, width, r.count, r.errors, r.unfinished, r.bytes, r.mean_ns / 1e3,
+               r.p50_ns / 1e3, r.p99_ns / 1e3, static_cast<double>(r.max_ns) / 1e3);
+  }
+  if (rows.size() > top) fmt::print("  ... {} more (--top N, or --json for all)\n", rows.size() - top);
+}
+
+rastro::cli::RegisterCommand reg{
+    {"stats",
+     "Condense a trace: count, bytes, latency mean/p50/p99/max and errors per function, thread "
+     "and file; concurrency-level ECDF; events captured/lost",
+     40, [](CLI::App& app) {
+       auto path = std::make_shared<std::string>();
+       auto json = std::make_shared<bool>(false);
+       auto top = std::make_shared<size_t>(20);
+       app.add_option("TRACE", *path, "Trace file (.rastro, .tsv or .csv)")->required();
+       app.add_flag("--json", *json, "Print everything as one JSON object (all rows)");
+       app.add_option("--top", *top, "Rows shown per table in text output")->capture_default_str();
+       app.callback([path, json, top] {
+         rastro::trace::ReadReport rep;
+         rastro::trace::Trace t = rastro::trace::read_trace(*path, &rep);
+         rastro::trace::Condensed c = rastro::trace::condense(t);
+         auto levels = rastro::trace::concurrency_levels(t);
+         ConcurrencySummary cs = rastro::trace::summarize_concurrency(levels);
+         const auto& h = t.header;
+         if (*json) {
+           nlohmann::json ecdf = nlohmann::json::array();
+           for (const auto& s : cs.ecdf)
+             ecdf.push_back({{"level", s.level}, {"count", s.count}, {"cumulative", s.cumulative}});
+           nlohmann::json j = {
+               {"trace", *path},
+               {"backend", h.backend},
+               {"complete", h.complete},
+               {"intact", rep.intact},
+               {"problem", rep.problem},
+               {"events", t.events.size()},
+               {"events_captured", h.events_captured},
+               {"events_lost", h.events_lost},
+               {"lost_reasons", h.lost_reasons},
+               {"total", row_json(c.total)},
+               {"by_function", rows_json(c.by_function)},
+               {"by_thread", rows_json(c.by_thread)},
+               {"by_file", rows_json(c.by_file)},
+               {"concurrency",
+                {{"requests", cs.requests},
+                 {"mean", cs.mean},
+                 {"median", cs.median},
+                 {"p99", cs.p99},
+                 {"max", cs.max},
+                 {"ecdf", ecdf}}},
+           };
+           std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+         } else {
+           fmt::print("trace {}: {} events, backend {}, {}\n", *path, t.events.size(),
+                      h.backend.empty() ? "?" : h.backend,
+                      h.complete ? "complete" : "INCOMPLETE (the writer did not finish)");
+           fmt::print("events captured {}, lost {}", h.events_captured, h.events_lost);
+           if (!h.lost_reasons.empty()) fmt::print(" ({})", h.lost_reasons.dump());
+           fmt::print("\n");
+           if (!rep.intact) fmt::print("DAMAGED: {}\n", rep.problem);
+           const auto& r = c.total;
+           fmt::print("total: {} events, {} errors, {} unfinished, {} bytes; latency mean {:.3f} us, "
+                      "p50 {:.3f} us, p99 {:.3f} us, max {:.3f} us\n",
+                      r.count, r.errors, r.unfinished, r.bytes, r.mean_ns / 1e3, r.p50_ns / 1e3,
+                      r.p99_ns / 1e3, static_cast<double>(r.max_ns) / 1e3);
+           print_rows("By function", "function", c.by_function, *top);
+           print_rows("By thread", "pid/tid", c.by_thread, *top);
+           print_rows("By file", "file", c.by_file, *top);
+           fmt::print("\nConcurrency level (requests in flight at each request's start, itself "
+                      "included): mean {:.3f}, median {}, p99 {}, max {}\n",
+                      cs.mean, cs.median, cs.p99, cs.max);
+           fmt::print("  {:>6} {:>10} {:>8}\n", "level", "requests", "ECDF");
+           for (size_t i = 0; i < cs.ecdf.size() && i < *top; ++i)
+             fmt::print("  {:>6} {:>10} {:>8.4f}\n", cs.ecdf[i].level, cs.ecdf[i].count,
+                        cs.ecdf[i].cumulative);
+           if (cs.ecdf.size() > *top) fmt::print("  ... {} more levels\n", cs.ecdf.size() - *top);
+         }
+         if (!rep.intact) {
+           fmt::print(stderr, "rastro stats: {}: statistics cover only the intact prefix: {}\n", *path,
+                      rep.problem);
+           rastro::cli::set_exit_code(2);
+         }
+       });
+     }}};
+
+}  // namespace
