@@ -74,7 +74,8 @@ CalibrationCurve curve_from_json(const nlohmann::json& j, const std::string& src
   if (j.value("version", 0) != 1)
     throw Error(fmt::format("{}: unsupported calibration curve version {}", src, j.value("version", 0)));
   CalibrationCurve c;
-  if (!j.contains("kind") || !j["kind"].is_string())
+  if (!j.contains("kind")) throw Error(fmt::format("{}: calibration curve lacks key 'kind'", src));
+  if (!j["kind"].is_string())
     throw Error(fmt::format("{}: key 'kind' must be a string", src));
   auto kind = parse_curve_kind(j["kind"].get<std::string>());
   if (!kind) throw Error(fmt::format("{}: {}", src, kind.error()));
