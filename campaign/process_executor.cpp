@@ -246,6 +246,8 @@ class ProcessExecutor final : public RunExecutor {
     trace::Trace replayed = trace::read_trace(out);
     Measurement m = measure(run.type, response_times(replayed, {.functions = {fn}}), orig_rt);
     add_replay_extras(m, summary);
+    m.extra["concurrency"] = concurrency_histogram(replayed);
+    m.extra["concurrency_original"] = concurrency_histogram(orig);
     outcome.measurements.push_back(std::move(m));
   }
 

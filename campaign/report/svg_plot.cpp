@@ -73,7 +73,7 @@ std::string axes(const Frame& f, const ChartText& text, bool x_ticks) {
                    f.width - f.left - f.right, f.height - f.top - f.bottom);
   s += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)", (f.left + f.width - f.right) / 2,
                    f.height - 8, xml_escape(text.x_label));
-  s += fmt::format(R"(<text transform="translate(14,{}) rotate(-90)" text-anchor="middle">{}</text>)",
+  s += fmt::format(R"svg(<text transform="translate(14,{}) rotate(-90)" text-anchor="middle">{}</text>)svg",
                    (f.top + f.height - f.bottom) / 2, xml_escape(text.y_label));
   return s;
 }
@@ -185,7 +185,7 @@ std::string bar_chart(const ChartText& text, const std::vector<std::string>& bar
       }
     }
     double cx = (gx0 + gx1) / 2;
-    s += fmt::format(R"(<text transform="translate({:.1f},{}) rotate(-30)" text-anchor="end">{}</text>)", cx,
+    s += fmt::format(R"svg(<text transform="translate({:.1f},{}) rotate(-30)" text-anchor="end">{}</text>)svg", cx,
                      f.height - f.bottom + 14, xml_escape(groups[g].label));
   }
   if (y0 < 0) s += fmt::format(R"(<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" stroke="#333"/>)", f.left, f.width - f.right, f.py(0), f.py(0));

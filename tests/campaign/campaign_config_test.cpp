@@ -60,7 +60,9 @@ TEST(RunMatrix, ReplayUsesTimestampOnlyForPausedTraces) {
   c.replayers = {"workers"};
   c.orderings = {"fs"};
   for (const auto& r : expand_runs(c))
-    if (r.instrument == "workers" && r.pause_us == 0) EXPECT_EQ(r.timing, "fullspeed") << r.key;
+    if (r.instrument == "workers" && r.pause_us == 0) {
+      EXPECT_EQ(r.timing, "fullspeed") << r.key;
+    }
 }
 
 }  // namespace

@@ -67,7 +67,9 @@ TEST(CampaignRunner, RetriesAndMarksUnavailable) {
     } else {
       EXPECT_EQ(r.status, "ok") << r.spec.key << ": " << r.error;
     }
-    if (r.spec.instrument == "ptrace" && r.spec.replicate == 0) EXPECT_EQ(r.attempts, 2);
+    if (r.spec.instrument == "ptrace" && r.spec.replicate == 0) {
+      EXPECT_EQ(r.attempts, 2);
+    }
   }
   EXPECT_EQ(stap_runs, s.unavailable);
   std::filesystem::remove_all(dir);

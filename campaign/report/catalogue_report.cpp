@@ -1,0 +1,202 @@
+#include "campaign/report/catalogue_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "calibration/catalogue_entry.h"
+#include "campaign/report/html_report.h"
+#include "campaign/report/markdown_report.h"
+#include "common/error.h"
+
+namespace rastro::campaign {
+
+namespace {
+
+// The catalogue speaks in microseconds, like the thesis tables.
+constexpr double kNsPerUs = 1000.0;
+
+std::string type_label(const RunSpec& spec, const std::string& measured_type) {
+  std::string t = measured_type;
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  if (spec.pause_us > 0) t += fmt::format("+{}us", spec.pause_us);
+  return t;
+}
+
+std::string instrument_kind(const std::string& instrument, CampaignKind kind) {
+  if (instrument == "reference") return "reference method (application-level timing)";
+  if (kind == CampaignKind::kCapture || instrument.find('/') == std::string::npos) return "capture instrument";
+  return "replayer";
+}
+
+std::vector<metrology::ExperimentResult> experiment_rows(const std::vector<CampaignResults>& campaigns) {
+  std::vector<metrology::ExperimentResult> rows;
+  for (const auto& c : campaigns)
+    for (const auto& run : c.runs) {
+      if (run.status != "ok") continue;
+      for (const auto& m : run.measurements) {
+        metrology::ExperimentResult r;
+        r.instrument = run.spec.catalogue_instrument();
+        if (c.config.kind == CampaignKind::kMacro && run.spec.instrument != "reference" && run.spec.ordering.empty())
+          r.instrument = run.spec.instrument;
+        r.type = type_label(run.spec, m.type);
+        r.level = std::to_string(run.spec.level);
+        r.background = std::to_string(run.spec.background);
+        r.replicate = run.spec.replicate + 1;
+        r.measured = m.measured / kNsPerUs;
+        r.reference = m.reference / kNsPerUs;
+        r.reference_u = m.reference_u / kNsPerUs;
+        rows.push_back(std::move(r));
+      }
+    }
+  // Stable order independent of execution order (a resumed campaign gives the same file).
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.instrument, a.type, a.level, a.background, a.replicate) <
+           std::tie(b.instrument, b.type, b.level, b.background, b.replicate);
+  });
+  return rows;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string results_csv(const std::vector<CampaignResults>& campaigns) {
+  std::string out = "instrument,type,level,background,replicate,measured,reference,reference_u\n";
+  for (const auto& r : experiment_rows(campaigns))
+    out += fmt::format("{},{},{},{},{},{:.17g},{:.17g},{:.17g}\n", csv_field(r.instrument), csv_field(r.type), r.level,
+                       r.background, r.replicate, r.measured, r.reference, r.reference_u);
+  return out;
+}
+
+nlohmann::json build_catalogue(const std::vector<CampaignResults>& campaigns) {
+  auto rows = experiment_rows(campaigns);
+  auto entries = calibration::analyze_results(rows);
+  nlohmann::json cat;
+  cat["generator"] = "rastro validate";
+  cat["measurand"] = "file-system response time: mean (end - begin) of the workload's data requests per experiment, in microseconds";
+  cat["units"] = "us";
+  cat["campaigns"] = nlohmann::json::array();
+  for (const auto& c : campaigns) cat["campaigns"].push_back(c.config.to_json());
+  // The environment of the first successful run (every run's own is in results.sqlite).
+  cat["environment"] = nlohmann::json::object();
+  for (const auto& c : campaigns)
+    for (const auto& r : c.runs)
+      if (r.status == "ok" && cat["environment"].empty()) cat["environment"] = r.environment;
+
+  // Per instrument: status, range, entries, failures.
+  struct Info {
+    std::string kind;
+    std::set<int> levels;
+    std::set<std::string> types;
+    std::set<int> backgrounds;
+    size_t ok = 0, failed = 0;
+    std::string unavailable;
+    std::vector<std::string> errors;
+    std::map<std::string, std::vector<double>> issue_p99;  // per type
+  };
+  std::map<std::string, Info> infos;
+  for (const auto& c : campaigns)
+    for (const auto& r : c.runs) {
+      std::string name = r.spec.catalogue_instrument();
+      Info& info = infos[name];
+      info.kind = instrument_kind(name, c.config.kind);
+      info.levels.insert(r.spec.level);
+      info.backgrounds.insert(r.spec.background);
+      if (r.status == "ok") {
+        ++info.ok;
+        for (const auto& m : r.measurements) {
+          info.types.insert(type_label(r.spec, m.type));
+          if (m.extra.contains("issue_error_p99_ns") && m.extra["issue_error_p99_ns"].is_number())
+            info.issue_p99[type_label(r.spec, m.type)].push_back(m.extra["issue_error_p99_ns"].get<double>());
+        }
+      } else if (r.error.rfind("unavailable: ", 0) == 0) {
+        info.unavailable = r.error.substr(13);
+      } else {
+        ++info.failed;
+        if (info.errors.size() < 5) info.errors.push_back(r.spec.key + ": " + r.error);
+      }
+    }
+  nlohmann::json instruments = nlohmann::json::array();
+  for (auto& [name, info] : infos) {
+    nlohmann::json j;
+    j["instrument"] = name;
+    j["kind"] = info.kind;
+    if (!info.unavailable.empty() && info.ok == 0) j["status"] = "unavailable: " + info.unavailable;
+    else if (info.ok == 0) j["status"] = "failed";
+    else j["status"] = "measured";
+    j["runs_ok"] = info.ok;
+    j["runs_failed"] = info.failed;
+    j["failures"] = info.errors;
+    j["range"] = {{"levels", info.levels}, {"types", info.types}, {"backgrounds", info.backgrounds}};
+    j["entries"] = nlohmann::json::array();
+    for (const auto& e : entries)
+      if (e.instrument == name) j["entries"].push_back(calibration::to_json(e));
+    nlohmann::json issue = nlohmann::json::object();
+    for (auto& [type, v] : info.issue_p99) {
+      std::sort(v.begin(), v.end());
+      issue[type] = {{"median_of_run_p99_ns", v[v.size() / 2]}, {"max_of_run_p99_ns", v.back()}};
+    }
+    if (!issue.empty()) j["issue_error"] = issue;
+    instruments.push_back(std::move(j));
+  }
+  cat["instruments"] = instruments;
+  return cat;
+}
+
+ReportFiles write_report(const std::string& dir, const std::vector<CampaignResults>& campaigns) {
+  std::filesystem::create_directories(dir);
+  ReportFiles files{dir + "/results.csv", dir + "/catalogue.json", dir + "/catalogue.md", dir + "/index.html"};
+  auto write = [](const std::string& path, const std::string& text) {
+    std::string tmp = path + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out << text;
+      if (!out) throw Error(fmt::format("{}: cannot write", tmp));
+    }
+    std::filesystem::rename(tmp, path);
+  };
+  nlohmann::json catalogue = build_catalogue(campaigns);
+  write(files.csv, results_csv(campaigns));
+  write(files.json, catalogue.dump(2));
+  write(files.markdown, markdown_catalogue(catalogue));
+  auto entries = calibration::analyze_results(experiment_rows(campaigns));
+  write(files.html, html_report(catalogue, entries, campaigns));
+  return files;
+}
+
+std::string summary_table(const nlohmann::json& catalogue) {
+  std::string out = fmt::format("{:<34} {:<8} {:>3} {:>3} {:>11} {:>11} {:>9} {:>10}\n", "instrument", "type", "lvl",
+                                "n", "mean (us)", "ref (us)", "bias %", "U(k=2) %");
+  auto num = [](const nlohmann::json& v, const char* f) {
+    return v.is_number() ? fmt::format(fmt::runtime(f), v.get<double>()) : std::string("n/a");
+  };
+  for (const auto& inst : catalogue["instruments"]) {
+    if (inst["entries"].empty()) {
+      out += fmt::format("{:<34} {}\n", inst["instrument"].get<std::string>(), inst["status"].get<std::string>());
+      continue;
+    }
+    for (const auto& e : inst["entries"]) {
+      std::string U = num(e["U_rel"], "{:.2f}");
+      if (e.contains("after_calibration") && e["after_calibration"].is_object())
+        U = num(e["after_calibration"]["U_rel"], "{:.2f}") + " (" + U + ")";
+      out += fmt::format("{:<34} {:<8} {:>3} {:>3} {:>11} {:>11} {:>9} {:>10}\n", inst["instrument"].get<std::string>(),
+                         e["type"].get<std::string>(), e["level"].dump(), e["n"].get<size_t>(),
+                         num(e["mean"], "{:.3f}"), num(e["reference_mean"], "{:.3f}"), num(e["bias_rel"], "{:+.2f}"), U);
+    }
+  }
+  return out;
+}
+
+}  // namespace rastro::campaign
