@@ -143,7 +143,10 @@ std::vector<CatalogueEntry> analyze_results(const std::vector<ExperimentResult>&
 namespace {
 
 nlohmann::json label(const std::string& s) {
-  if (auto v = as_number(s)) return *v;
+  if (auto v = as_number(s)) {
+    if (*v == std::floor(*v) && std::fabs(*v) < 1e15) return static_cast<int64_t>(*v);
+    return *v;
+  }
   return s;
 }
 
