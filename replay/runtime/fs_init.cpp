@@ -283,12 +283,12 @@ InitPlan Planner::run() {
     const nlohmann::json& f = s["initial_files"];
     if (f.is_object()) {
       for (auto& [k, v] : f.items()) {
-        if (v.is_number_unsigned()) add(k, v.get<uint64_t>());
+        if (v.is_number_integer() && v.get<int64_t>() >= 0) add(k, v.get<uint64_t>());
       }
     } else if (f.is_array()) {
       for (const auto& item : f) {
         if (item.is_object() && item.contains("path") && item["path"].is_string() && item.contains("size") &&
-            item["size"].is_number_unsigned()) {
+            item["size"].is_number_integer() && item["size"].get<int64_t>() >= 0) {
           add(item["path"].get<std::string>(), item["size"].get<uint64_t>());
         }
       }

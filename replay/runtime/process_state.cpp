@@ -111,7 +111,11 @@ std::vector<ProcessSeed> process_seeds(const trace::Trace& trace) {
     ProcessSeed s;
     s.pid = pid;
     s.cwd = cwd;
-    s.inherited_fds.assign(a.inherited.begin(), a.inherited.end());
+    // Inherited: 0/1/2, and fds used but never created in this process. An fd used before the
+    // call that creates it is an inconsistent trace: not inherited, so that use is skipped.
+    for (int fd : a.inherited) {
+      if (fd <= 2 || !a.created.count(fd)) s.inherited_fds.push_back(fd);
+    }
     s.tids.assign(a.tids.begin(), a.tids.end());
     seeds.push_back(std::move(s));
   }

@@ -51,6 +51,7 @@ TEST(SandboxResolver, DotDotAndAbsoluteSymlinksStayInside) {
   // Planted inside the root, pointing outside (absolute and relative).
   ASSERT_EQ(symlink(outside.c_str(), (root + "/abs").c_str()), 0);
   ASSERT_EQ(symlink("../outside", (root + "/rel").c_str()), 0);
+  mkdir((root + "/outside").c_str(), 0755);
   SandboxResolver sb(root);
 
   int fd = sb.open("/../../outside/created", O_CREAT | O_WRONLY, 0644);
