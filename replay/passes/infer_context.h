@@ -14,6 +14,8 @@
 namespace rastro::replay {
 
 inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+inline constexpr uint8_t kStatusFailed = 1;      // rvalue is -errno
+inline constexpr uint8_t kStatusUnfinished = 2;  // never returned within the trace
 
 struct InferOptions {
   Ordering ordering = Ordering::kFs;
@@ -31,13 +33,15 @@ struct Ofd {
   uint32_t creator = kNone;
 };
 
-struct RequestFds {
-  uint8_t nuses = 0;
-  uint32_t uses[4] = {kNone, kNone, kNone, kNone};  // entries of the fd/dirfd arguments
-  uint8_t ncreated = 0;
-  uint32_t created[2] = {kNone, kNone};
-  uint8_t ncloses = 0;
-  uint32_t closes[2] = {kNone, kNone};              // entries the call ends
+// resolve_fds: what a request does to an fd-table entry.
+enum class FdRole : uint8_t {
+  kUse,     // an fd/dirfd argument
+  kClose,   // the call ends the entry (close, dup2 over it)
+  kCreate,  // the call created the entry
+};
+struct FdRef {
+  uint32_t entry;
+  FdRole role;
 };
 
 struct InferContext {
@@ -50,6 +54,11 @@ struct InferContext {
   std::vector<uint32_t> thread;          // request -> thread index
   std::vector<int64_t> begin_ns;         // absolute traced begin/end (end = INT64_MAX if unfinished)
   std::vector<int64_t> end_ns;
+  // Compact copies of what later passes test on every request, so that they touch the (large)
+  // events only for the calls whose arguments they need.
+  std::vector<int32_t> nr;
+  std::vector<int32_t> pid;
+  std::vector<uint8_t> status;           // kStatus* bits
   std::vector<PlanThread> threads;
 
   // resolve_paths
@@ -57,7 +66,10 @@ struct InferContext {
   uint64_t unresolved_paths = 0;
 
   // resolve_fds
-  std::vector<RequestFds> fds;
+  // fd_refs[fd_refs_begin[r], fd_refs_begin[r+1]): request r's entries (sparse: most calls use
+  // one fd, many none).
+  std::vector<uint32_t> fd_refs_begin;
+  std::vector<FdRef> fd_refs;
   std::vector<FdEntry> fd_entries;
   std::vector<Ofd> ofds;
   uint64_t inherited_fds = 0;
@@ -72,7 +84,7 @@ struct InferContext {
   // Traced call succeeded and is one the engines replay: the only requests that get resource
   // constraints and count as resource users.
   bool constrained(uint32_t r) const {
-    return action[r] == RequestAction::kReplay && !trace.events[order[r]].failed();
+    return action[r] == RequestAction::kReplay && status[r] == 0;
   }
 };
 

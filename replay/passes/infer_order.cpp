@@ -73,7 +73,9 @@ class Inferrer {
   void run() {
     const auto n = static_cast<uint32_t>(c_.order.size());
     c_.deps.clear();
-    c_.deps.reserve(static_cast<size_t>(n) * 2);
+    // Untouched reserved pages cost nothing; growing a vector of millions copies it.
+    const size_t per = c_.options.ordering == Ordering::kTemporal ? std::min<size_t>(c_.threads.size(), 8) + 1 : 3;
+    c_.deps.reserve(static_cast<size_t>(n) * per);
     c_.deps_begin.assign(static_cast<size_t>(n) + 1, 0);
     std::vector<uint32_t> last_in_thread(c_.threads.size(), kNone);
     if (c_.options.ordering == Ordering::kFs) {
@@ -118,10 +120,10 @@ class Inferrer {
 
   // ---- fs ------------------------------------------------------------------------------
   void fs_rules(uint32_t r) {
-    const trace::Event& e = c_.trace.events[c_.order[r]];
-    const Sem sem = semantics(e.nr);
+    const Sem sem = semantics(c_.nr[r]);
     touched_.clear();
     const auto& p = c_.paths[r];
+    const trace::Event& e = c_.trace.events[c_.order[r]];  // (read only for calls with paths)
     if (sem == Sem::kRename && p[0] != trace::kNoStr && p[1] != trace::kNoStr &&
         path_role(e, sem, 0) == PathRole::kRenameFrom) {
       rename(r, p[0], p[1]);
@@ -135,19 +137,22 @@ class Inferrer {
         std::swap(path(p[0], true).file, path(p[1], true).file);
     }
 
-    const RequestFds& f = c_.fds[r];
+    const FdRef* refs = c_.fd_refs.data() + c_.fd_refs_begin[r];
+    const FdRef* refs_end = c_.fd_refs.data() + c_.fd_refs_begin[r + 1];
     // close waits for every other user of the fd lifetime; they all waited for its creator,
     // which is registered as its first user.
-    for (int k = 0; k < f.ncloses; ++k) {
-      const uint32_t en = f.closes[k];
+    for (const FdRef* f = refs; f != refs_end; ++f) {
+      if (f->role != FdRole::kClose) continue;
+      const uint32_t en = f->entry;
       const Users& u = entry_users_[en];
       const uint32_t creator = c_.fd_entries[en].creator;
       for (const auto& tu : u.by_thread)
         if (tu.second != creator || u.by_thread.size() == 1) deps_.want(tu.second, EdgeKind::kFdStage);
       if (u.by_thread.empty()) deps_.want(creator, EdgeKind::kFdStage);
     }
-    for (int k = 0; k < f.nuses; ++k) {
-      const uint32_t en = f.uses[k];
+    for (const FdRef* f = refs; f != refs_end; ++f) {
+      if (f->role != FdRole::kUse) continue;
+      const uint32_t en = f->entry;
       const FdEntry& fe = c_.fd_entries[en];
       const uint32_t d = last_completed(ofd_users_[fe.ofd], r);
       // A later user of the same fd lifetime waited for the creator already.
@@ -160,13 +165,15 @@ class Inferrer {
 
     // r is now a user of everything it touched.
     const uint32_t t = c_.thread[r];
-    for (int k = 0; k < f.nuses; ++k) {
-      add_user(entry_users_[f.uses[k]], r, t);
-      add_user(ofd_users_[c_.fd_entries[f.uses[k]].ofd], r, t);
+    for (const FdRef* f = refs; f != refs_end; ++f) {
+      if (f->role != FdRole::kUse) continue;
+      add_user(entry_users_[f->entry], r, t);
+      add_user(ofd_users_[c_.fd_entries[f->entry].ofd], r, t);
     }
-    for (int k = 0; k < f.ncreated; ++k) {
-      const FdEntry& fe = c_.fd_entries[f.created[k]];
-      add_user(entry_users_[f.created[k]], r, t);
+    for (const FdRef* f = refs; f != refs_end; ++f) {
+      if (f->role != FdRole::kCreate) continue;
+      const FdEntry& fe = c_.fd_entries[f->entry];
+      add_user(entry_users_[f->entry], r, t);
       if (c_.ofds[fe.ofd].creator == r) {
         add_user(ofd_users_[fe.ofd], r, t);
         // The file is fixed when the fd is opened: later renames/unlinks do not change it.
@@ -180,9 +187,8 @@ class Inferrer {
   }
 
   bool uses_entry(uint32_t q, uint32_t en) const {
-    const RequestFds& f = c_.fds[q];
-    for (int k = 0; k < f.nuses; ++k)
-      if (f.uses[k] == en) return true;
+    for (uint32_t k = c_.fd_refs_begin[q]; k < c_.fd_refs_begin[q + 1]; ++k)
+      if (c_.fd_refs[k].entry == en && c_.fd_refs[k].role == FdRole::kUse) return true;
     return false;
   }
 

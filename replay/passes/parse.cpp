@@ -1,6 +1,7 @@
 #include "replay/passes/parse.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <numeric>
 #include <unordered_map>
@@ -36,7 +37,14 @@ Result<Done> run_parse(InferContext& c) {
   c.thread.resize(n);
   c.begin_ns.resize(n);
   c.end_ns.resize(n);
+  c.nr.resize(n);
+  c.pid.resize(n);
+  c.status.resize(n);
   std::unordered_map<uint64_t, uint32_t> thread_of;
+  // Most lookups hit a small direct-mapped cache in front of the map.
+  constexpr size_t kCache = 64;
+  std::array<std::pair<uint64_t, uint32_t>, kCache> cache;
+  cache.fill({~uint64_t{0}, kNone});
   for (uint32_t r = 0; r < n; ++r) {
     const trace::Event& e = ev[c.order[r]];
     c.action[r] = classify(e);
@@ -44,12 +52,23 @@ Result<Done> run_parse(InferContext& c) {
     // An unfinished call never completes, so nothing waits for its completion.
     c.end_ns[r] = (e.flags & trace::kEventUnfinished) ? std::numeric_limits<int64_t>::max()
                                                       : std::max(e.end_ns, e.begin_ns);
+    c.nr[r] = e.nr;
+    c.pid[r] = e.pid;
+    c.status[r] = static_cast<uint8_t>((e.failed() ? kStatusFailed : 0) |
+                                       ((e.flags & trace::kEventUnfinished) ? kStatusUnfinished : 0));
     const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(e.pid)) << 32) | static_cast<uint32_t>(e.tid);
-    auto [it, fresh] = thread_of.try_emplace(key, static_cast<uint32_t>(c.threads.size()));
-    if (fresh) c.threads.push_back(PlanThread{e.pid, e.tid, {}});
-    c.thread[r] = it->second;
-    c.threads[it->second].requests.push_back(r);
+    auto& slot = cache[(key * 0x9E3779B97F4A7C15ull) >> 58];
+    if (slot.first != key) {
+      auto [it, fresh] = thread_of.try_emplace(key, static_cast<uint32_t>(c.threads.size()));
+      if (fresh) c.threads.push_back(PlanThread{e.pid, e.tid, {}});
+      slot = {key, it->second};
+    }
+    c.thread[r] = slot.second;
   }
+  std::vector<uint32_t> count(c.threads.size(), 0);
+  for (uint32_t r = 0; r < n; ++r) ++count[c.thread[r]];
+  for (size_t t = 0; t < c.threads.size(); ++t) c.threads[t].requests.reserve(count[t]);
+  for (uint32_t r = 0; r < n; ++r) c.threads[c.thread[r]].requests.push_back(r);
   return Done{};
 }
 

@@ -1,6 +1,8 @@
 #include "replay/passes/plan.h"
 
 #include <algorithm>
+#include <iterator>
+#include <numeric>
 #include <utility>
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
@@ -32,13 +34,12 @@ Result<Done> run_plan(InferContext& c) {
     q.deps_begin = c.deps_begin[r];
     q.deps_count = c.deps_begin[r + 1] - c.deps_begin[r];
     q.trace_begin_ns = c.begin_ns[r] - t0;
-    const trace::Event& e = c.trace.events[q.event];
-    q.trace_end_ns = (e.flags & trace::kEventUnfinished) ? q.trace_begin_ns : c.end_ns[r] - t0;
+    q.trace_end_ns = (c.status[r] & kStatusUnfinished) ? q.trace_begin_ns : c.end_ns[r] - t0;
     q.action = c.action[r];
     q.path[0] = c.paths[r][0];
     q.path[1] = c.paths[r][1];
     ++fig.by_action[static_cast<int>(q.action)];
-    if (q.action == RequestAction::kReplay && e.failed()) ++fig.failed;
+    if (q.action == RequestAction::kReplay && (c.status[r] & kStatusFailed)) ++fig.failed;
   }
   plan.deps = std::move(c.deps);
   plan.threads = std::move(c.threads);
@@ -50,28 +51,94 @@ Result<Done> run_plan(InferContext& c) {
 
 }  // namespace
 
+namespace {
+
+// The plan's dependencies as (request, dependency) pairs in request order, read in place
+// (no copy of the edge list) by Boost's CSR constructor.
+class EdgeIter {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = std::pair<uint32_t, uint32_t>;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const value_type*;
+  using reference = const value_type&;
+
+  EdgeIter(const Plan* p, uint32_t r) : p_(p), r_(r) {
+    if (r_ < p_->requests.size()) k_ = p_->requests[r_].deps_begin;
+    settle();
+  }
+  const value_type& operator*() const { return cur_; }
+  const value_type* operator->() const { return &cur_; }
+  EdgeIter& operator++() {
+    ++k_;
+    settle();
+    return *this;
+  }
+  bool operator==(const EdgeIter& o) const { return r_ == o.r_ && (r_ == p_->requests.size() || k_ == o.k_); }
+  bool operator!=(const EdgeIter& o) const { return !(*this == o); }
+
+ private:
+  void settle() {
+    const auto n = p_->requests.size();
+    while (r_ < n && k_ >= p_->requests[r_].deps_begin + p_->requests[r_].deps_count) {
+      ++r_;
+      if (r_ < n) k_ = p_->requests[r_].deps_begin;
+    }
+    if (r_ < n) cur_ = {r_, p_->deps[k_].request};
+  }
+  const Plan* p_;
+  uint32_t r_;
+  uint32_t k_ = 0;
+  value_type cur_{};
+};
+
+// LSD radix sort of non-negative times (11-bit digits: the 2048 buckets stay in cache; only as
+// many passes as the largest value needs).
+void radix_sort(std::vector<int64_t>& v) {
+  if (v.size() < 2) return;
+  int64_t hi = *std::max_element(v.begin(), v.end());
+  std::vector<int64_t> tmp(v.size());
+  std::vector<uint32_t> count(2048);
+  for (int shift = 0; shift < 64 && (hi >> shift) != 0; shift += 11) {
+    std::fill(count.begin(), count.end(), 0u);
+    for (int64_t x : v) ++count[static_cast<size_t>((x >> shift) & 0x7ff)];
+    uint32_t sum = 0;
+    for (auto& c : count) {
+      const uint32_t k = c;
+      c = sum;
+      sum += k;
+    }
+    for (int64_t x : v) tmp[count[static_cast<size_t>((x >> shift) & 0x7ff)]++] = x;
+    v.swap(tmp);
+  }
+}
+
+}  // namespace
+
 Result<Done> compute_figures(Plan& plan) {
   const auto n = static_cast<uint32_t>(plan.requests.size());
   PlanFigures& fig = plan.figures;
   std::fill(std::begin(fig.edges_by_kind), std::end(fig.edges_by_kind), 0);
   fig.unconstrained = 0;
-  // Edges point from a request to its dependencies, which are already grouped by request: the
-  // CSR graph is built without sorting.
-  std::vector<std::pair<uint32_t, uint32_t>> edges;
-  edges.reserve(plan.deps.size());
+  size_t edges = 0;
+  bool backwards = true;
   for (uint32_t r = 0; r < n; ++r) {
     const Request& q = plan.requests[r];
     if (q.deps_count == 0) ++fig.unconstrained;
+    if (static_cast<uint64_t>(q.deps_begin) + q.deps_count > plan.deps.size())
+      return fail("request " + std::to_string(r) + " has dependencies outside the plan");
     for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k) {
-      if (k >= plan.deps.size() || plan.deps[k].request >= n)
-        return fail("request " + std::to_string(r) + " has a dependency outside the plan");
+      if (plan.deps[k].request >= n) return fail("request " + std::to_string(r) + " depends on a request outside the plan");
       ++fig.edges_by_kind[static_cast<int>(plan.deps[k].kind)];
-      edges.emplace_back(r, plan.deps[k].request);
+      backwards &= plan.deps[k].request < r;
     }
+    edges += q.deps_count;
   }
-  using Graph = boost::compressed_sparse_row_graph<boost::directedS>;
-  Graph g(boost::edges_are_sorted, edges.begin(), edges.end(), n);
-  edges = {};
+  // Edges point from a request to its dependencies; the plan stores them grouped by request,
+  // which is the CSR order.
+  using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
+                                                   boost::no_property, uint32_t, uint32_t>;
+  Graph g(boost::edges_are_sorted, EdgeIter(&plan, 0), EdgeIter(&plan, n), n, static_cast<uint32_t>(edges));
   // Reverse topological order of request->dependency edges = dependencies first.
   std::vector<uint32_t> topo;
   topo.reserve(n);
@@ -81,10 +148,15 @@ Result<Done> compute_figures(Plan& plan) {
     return fail("the dependency graph has a cycle");
   }
 
+  // ASAP schedule with traced durations: a request starts when its last dependency finishes.
   std::vector<int64_t> finish(n, 0);
-  std::vector<std::pair<int64_t, int32_t>> points;  // ASAP schedule: (time, +1 start / -1 end)
-  points.reserve(static_cast<size_t>(n) * 2);
+  std::vector<int64_t> starts, ends;
+  starts.reserve(n);
+  ends.reserve(n);
   int64_t total = 0, critical = 0;
+  // Inferred plans only depend backwards, so index order is a topological order too and walks
+  // the requests sequentially; Boost's order is used for plans built otherwise.
+  if (backwards) std::iota(topo.begin(), topo.end(), 0u);
   for (uint32_t r : topo) {
     const Request& q = plan.requests[r];
     int64_t start = 0;
@@ -95,15 +167,21 @@ Result<Done> compute_figures(Plan& plan) {
     critical = std::max(critical, finish[r]);
     total += d;
     if (d > 0) {
-      points.emplace_back(start, 1);
-      points.emplace_back(start + d, -1);
+      starts.push_back(start);
+      ends.push_back(start + d);
     }
   }
-  std::sort(points.begin(), points.end());  // at equal times ends (-1) come first
+  radix_sort(starts);
+  radix_sort(ends);
   int64_t level = 0, peak = 0;
-  for (const auto& p : points) {
-    level += p.second;
-    peak = std::max(peak, level);
+  for (size_t i = 0, j = 0; i < starts.size();) {
+    if (ends[j] <= starts[i]) {  // at equal times a call ends before the next one starts
+      --level;
+      ++j;
+    } else {
+      peak = std::max(peak, ++level);
+      ++i;
+    }
   }
   if (peak == 0 && n > 0) peak = 1;  // only zero-length calls
   fig.critical_path_ns = critical;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "trace/model/trace.h"
 
@@ -27,10 +28,14 @@ class ProcessTable {
   explicit ProcessTable(trace::StrId initial_cwd) : initial_cwd_(initial_cwd) {}
 
   // Learns parentage from the clone/fork results (the child's pid). Call once, before get(): a
-  // child's first event may be recorded before its parent's clone returns.
-  void learn_births(const trace::Trace& t, bool (*is_clone)(int nr)) {
-    for (const auto& e : t.events) {
-      if (!is_clone(e.nr) || e.rvalue <= 0 || e.rvalue > INT32_MAX) continue;
+  // child's first event may be recorded before its parent's clone returns. `nr` is the
+  // requests' syscall numbers and `order` their events (only clone events are read).
+  void learn_births(const trace::Trace& t, const std::vector<int32_t>& nr, const std::vector<uint32_t>& order,
+                    bool (*is_clone)(int)) {
+    for (size_t r = 0; r < nr.size(); ++r) {
+      if (!is_clone(nr[r])) continue;
+      const trace::Event& e = t.events[order[r]];
+      if (e.rvalue <= 0 || e.rvalue > INT32_MAX) continue;
       uint64_t flags = 0;
       if (e.nargs > 0 && e.arg(0).type == trace::ArgType::kCloneFlags) flags = static_cast<uint64_t>(e.arg(0).value);
       births_.emplace(static_cast<int32_t>(e.rvalue), Birth{e.pid, flags});

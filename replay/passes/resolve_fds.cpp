@@ -16,12 +16,18 @@ struct EntrySlot {
 class FdResolver {
  public:
   explicit FdResolver(InferContext& c) : c_(c), table_(trace::kNoStr) {
-    table_.learn_births(c.trace, [](int nr) { return semantics(nr) == Sem::kClone; });
+    table_.learn_births(c.trace, c.nr, c.order, [](int nr) { return semantics(nr) == Sem::kClone; });
   }
 
   void run() {
-    c_.fds.assign(c_.order.size(), RequestFds{});
-    for (uint32_t r = 0; r < c_.order.size(); ++r) visit(r);
+    const auto n = c_.order.size();
+    c_.fd_refs_begin.assign(n + 1, 0);
+    c_.fd_refs.reserve(n + n / 4);
+    for (uint32_t r = 0; r < n; ++r) {
+      c_.fd_refs_begin[r] = static_cast<uint32_t>(c_.fd_refs.size());
+      visit(r);
+    }
+    c_.fd_refs_begin[n] = static_cast<uint32_t>(c_.fd_refs.size());
   }
 
  private:
@@ -52,18 +58,19 @@ class FdResolver {
   }
 
   void visit(uint32_t r) {
+    if (c_.status[r] != 0 || !touches_fds(c_.nr[r])) return;  // failed, unfinished, unknown, no fds
     const trace::Event& e = c_.trace.events[c_.order[r]];
-    if (trace::syscall_by_nr(e.nr) == nullptr || e.failed() || (e.flags & trace::kEventUnfinished)) return;
     const Sem sem = semantics(e.nr);
     const FdEffects fx = fd_effects(e, sem);
-    auto& proc = table_.get(e.pid);
-    RequestFds& out = c_.fds[r];
+    auto& proc = process(e.pid);
+    auto& refs = c_.fd_refs;
+    const size_t first = refs.size();
     uint32_t dup_ofd[2] = {kNone, kNone};
     for (int i = 0; i < fx.nuses; ++i) {
       const uint32_t en = lookup(proc, e, fx.uses[i]);
       bool seen = false;
-      for (int k = 0; k < out.nuses; ++k) seen |= out.uses[k] == en;
-      if (!seen) out.uses[out.nuses++] = en;
+      for (size_t k = first; k < refs.size(); ++k) seen |= refs[k].entry == en;
+      if (!seen) refs.push_back(FdRef{en, FdRole::kUse});
       for (int k = 0; k < fx.ncreated; ++k)
         if (fx.created[k].dup_of == fx.uses[i]) dup_ofd[k] = c_.fd_entries[en].ofd;
     }
@@ -71,7 +78,7 @@ class FdResolver {
     for (int i = 0; i < fx.ncloses; ++i) {
       auto it = fds.find(fx.closes[i]);
       if (it == fds.end()) continue;
-      out.closes[out.ncloses++] = it->second.entry;
+      refs.push_back(FdRef{it->second.entry, FdRole::kClose});
       fds.erase(it);
     }
     for (int i = 0; i < fx.ncreated; ++i) {
@@ -82,7 +89,7 @@ class FdResolver {
       // An fd returned while the table still holds it means its close was not captured; the
       // old lifetime simply ends here.
       fds[cr.fd] = EntrySlot{en, cr.cloexec};
-      out.created[out.ncreated++] = en;
+      refs.push_back(FdRef{en, FdRole::kCreate});
     }
     if (fx.setfd >= 0) {
       auto it = fds.find(fx.setfd);
@@ -91,8 +98,18 @@ class FdResolver {
     if (fx.exec) table_.exec(e.pid);
   }
 
+  ProcessTable<EntrySlot>::Process& process(int32_t pid) {
+    if (pid != last_pid_ || last_proc_ == nullptr) {
+      last_proc_ = &table_.get(pid);
+      last_pid_ = pid;
+    }
+    return *last_proc_;
+  }
+
   InferContext& c_;
   ProcessTable<EntrySlot> table_;
+  int32_t last_pid_ = 0;
+  ProcessTable<EntrySlot>::Process* last_proc_ = nullptr;
 };
 
 Result<Done> run_resolve_fds(InferContext& c) {

@@ -65,7 +65,7 @@ class Resolver {
  public:
   explicit Resolver(InferContext& c) : c_(c), table_(header_cwd(c.trace)) {
     root_ = c.trace.strings.intern("/");
-    table_.learn_births(c.trace, [](int nr) { return semantics(nr) == Sem::kClone; });
+    table_.learn_births(c.trace, c.nr, c.order, [](int nr) { return semantics(nr) == Sem::kClone; });
   }
 
   void run() {
@@ -100,11 +100,11 @@ class Resolver {
   }
 
   void visit(uint32_t r) {
+    if (!names_paths(c_.nr[r])) return;  // (also: not in the syscall table)
     const trace::Event& e = c_.trace.events[c_.order[r]];
-    if (trace::syscall_by_nr(e.nr) == nullptr) return;
     const Sem sem = semantics(e.nr);
     const PathArgs pa = path_args(e.nr);
-    auto& proc = table_.get(e.pid);
+    auto& proc = process(e.pid);
     for (int i = 0; i < pa.n; ++i) {
       const trace::Arg& a = e.arg(pa.path[i]);
       if (a.type != trace::ArgType::kPath) continue;
@@ -159,8 +159,18 @@ class Resolver {
     if (fx.exec) table_.exec(e.pid);
   }
 
+  ProcessTable<PathSlot>::Process& process(int32_t pid) {
+    if (pid != last_pid_ || last_proc_ == nullptr) {
+      last_proc_ = &table_.get(pid);
+      last_pid_ = pid;
+    }
+    return *last_proc_;
+  }
+
   InferContext& c_;
   ProcessTable<PathSlot> table_;
+  int32_t last_pid_ = 0;
+  ProcessTable<PathSlot>::Process* last_proc_ = nullptr;
   trace::StrId root_;
   std::unordered_map<uint64_t, trace::StrId> cache_;
 };

@@ -20,7 +20,19 @@ constexpr int64_t kRenameExchange = 1 << 1;
 struct Tables {
   std::array<Sem, 512> sem{};
   std::array<PathArgs, 512> paths{};
+  std::array<bool, 512> names{};
+  std::array<bool, 512> fds{};
 };
+
+bool changes_fd_table(Sem s) {
+  switch (s) {
+    case Sem::kOpen: case Sem::kClose: case Sem::kDup: case Sem::kDup2: case Sem::kFcntl:
+    case Sem::kPipe: case Sem::kSocket: case Sem::kExec:
+      return true;
+    default:
+      return false;
+  }
+}
 
 Sem sem_by_name(std::string_view n) {
   if (n == "open" || n == "openat" || n == "openat2" || n == "creat") return Sem::kOpen;
@@ -60,6 +72,13 @@ const Tables& tables() {
         ++pa.n;
       }
       tb->paths[nr] = pa;
+      bool fd_args = false;
+      for (int i = 0; i < info.nargs; ++i) {
+        const auto type = info.args[static_cast<size_t>(i)];
+        fd_args |= type == trace::ArgType::kFd || type == trace::ArgType::kDirFd;
+      }
+      tb->fds[nr] = fd_args || changes_fd_table(s);
+      tb->names[nr] = pa.n > 0 || changes_fd_table(s) || s == Sem::kChdir || s == Sem::kFchdir;
     }
     return tb;
   }();
@@ -71,6 +90,9 @@ bool in_range(int nr) { return nr >= 0 && nr < 512; }
 }  // namespace
 
 Sem semantics(int nr) { return in_range(nr) ? tables().sem[static_cast<size_t>(nr)] : Sem::kOther; }
+
+bool names_paths(int nr) { return in_range(nr) && tables().names[static_cast<size_t>(nr)]; }
+bool touches_fds(int nr) { return in_range(nr) && tables().fds[static_cast<size_t>(nr)]; }
 
 PathArgs path_args(int nr) { return in_range(nr) ? tables().paths[static_cast<size_t>(nr)] : PathArgs{}; }
 

@@ -34,6 +34,12 @@ enum class Sem : uint8_t {
 
 Sem semantics(int nr);
 
+// Whether resolve_paths must look at a call (it names paths, or changes the cwd or which path
+// an fd has) and whether resolve_fds must (it has fd/dirfd arguments or changes the fd table).
+// Both false for unknown numbers.
+bool names_paths(int nr);
+bool touches_fds(int nr);
+
 // The arguments that name files: up to two (argument index of the path, of its dirfd or -1).
 struct PathArgs {
   int n = 0;
