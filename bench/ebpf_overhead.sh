@@ -15,7 +15,8 @@ REPS=${3:-5}
 RASTRO=$(cd "$(dirname "$0")/.." && pwd)/$BUILD/rastro
 [ -x "$RASTRO" ] || { echo "no rastro at $RASTRO (build it first)" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/rastro_ebpf_bench.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+OUT=$(mktemp -d /dev/shm/rastro_ebpf_bench.XXXXXX)  # traces off the traced file system
+trap 'rm -rf "$TMP" "$OUT"' EXIT
 
 cat > "$TMP/loop.c" <<'C'
 #include <fcntl.h>
@@ -62,20 +63,23 @@ for op in write pread; do
   printf '%-8s %-34s %10s %10s %8s\n' $op "uninstrumented" "$base" 0 1.00
   row() {
     v=$(runs "$@")
-    printf '%-8s %-34s %10s %10.1f %8.2f\n' $op "$label" "$v" "$(echo "$v - $base" | bc -l)" "$(echo "$v / $base" | bc -l)"
+    [ -n "$v" ] || { printf '%-8s %-34s %10s\n' $op "$label" "failed"; return 0; }
+    awk -v op=$op -v l="$label" -v v="$v" -v b="$base" 'BEGIN { printf "%-8s %-34s %10.1f %10.1f %8.2f\n", op, l, v, v - b, v / b }'
   }
   label="rastro ebpf -e trace=$sysname"
-  row x "$RASTRO" capture -b ebpf -e trace=$sysname -o "$TMP/t.rastro" -- "$TMP/loop" $op "$N" $arg
+  row x "$RASTRO" capture -b ebpf -e trace=$sysname -o "$OUT/t.rastro" -- "$TMP/loop" $op "$N" $arg
   label="rastro ebpf -e trace=fs"
-  row x "$RASTRO" capture -b ebpf -e trace=fs -o "$TMP/t.rastro" -- "$TMP/loop" $op "$N" $arg
+  row x "$RASTRO" capture -b ebpf -e trace=fs -o "$OUT/t.rastro" -- "$TMP/loop" $op "$N" $arg
   # Bystander: an untraced process while a capture (of a sleeping workload) is attached.
-  "$RASTRO" capture -b ebpf -o "$TMP/idle.rastro" -- sleep 600 >/dev/null 2>&1 &
+  "$RASTRO" capture -b ebpf -o "$OUT/idle.rastro" -- sleep 600 >/dev/null 2>&1 &
   cap=$!
   sleep 2
   label="untraced, while ebpf attached"
   row x "$TMP/loop" $op "$N" $arg
   kill -TERM "$cap" 2>/dev/null || true  # rastro forwards the stop to its workload
   wait "$cap" 2>/dev/null || true
+  # bpftrace resolves tracepoints through tracefs; mount it if the system has not.
+  [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
   if command -v bpftrace >/dev/null 2>&1; then
     label="bpftrace count (hook floor)"
     row x sh -c "bpftrace -q -e 'tracepoint:syscalls:sys_enter_$sysname /pid == cpid/ { @n = count(); }' -c '$TMP/loop $op $N $arg' 2>/dev/null | grep -E '^[0-9.]+$'"
