@@ -34,10 +34,12 @@ struct PathState {
   Users users;
 };
 
-// Collects one request's dependencies, dropping what thread order implies.
+// Collects one request's dependencies, dropping what thread order implies. Per other thread only
+// the latest dependency is kept; `slot_` maps a thread to its candidate, so each want() is O(1).
 class DepCollector {
  public:
-  explicit DepCollector(const std::vector<uint32_t>& thread) : thread_(thread) {}
+  explicit DepCollector(const std::vector<uint32_t>& thread, size_t threads)
+      : thread_(thread), slot_(threads, kNone) {}
 
   void start(uint32_t r) {
     r_ = r;
@@ -47,28 +49,32 @@ class DepCollector {
     if (d == kNone || d >= r_) return;
     const uint32_t t = thread_[d];
     if (t == thread_[r_]) return;  // implied by thread order
-    for (auto& c : cand_) {
-      if (thread_[c.request] != t) continue;
-      if (d > c.request) c = Dep{d, k};  // the later one implies the earlier via thread order
-      return;
+    uint32_t& s = slot_[t];
+    if (s == kNone) {
+      s = static_cast<uint32_t>(cand_.size());
+      cand_.push_back(Dep{d, k});
+    } else if (d > cand_[s].request) {
+      cand_[s] = Dep{d, k};  // the later one implies the earlier via thread order
     }
-    cand_.push_back(Dep{d, k});
   }
   void finish(uint32_t prev_in_thread, std::vector<Dep>& out) {
     if (prev_in_thread != kNone) out.push_back(Dep{prev_in_thread, EdgeKind::kThread});
-    std::sort(cand_.begin(), cand_.end(), [](const Dep& a, const Dep& b) { return a.request < b.request; });
+    for (const Dep& c : cand_) slot_[thread_[c.request]] = kNone;
+    if (cand_.size() > 1)
+      std::sort(cand_.begin(), cand_.end(), [](const Dep& a, const Dep& b) { return a.request < b.request; });
     out.insert(out.end(), cand_.begin(), cand_.end());
   }
 
  private:
   const std::vector<uint32_t>& thread_;
+  std::vector<uint32_t> slot_;
   uint32_t r_ = 0;
   std::vector<Dep> cand_;
 };
 
 class Inferrer {
  public:
-  explicit Inferrer(InferContext& c) : c_(c), deps_(c.thread) {}
+  explicit Inferrer(InferContext& c) : c_(c), deps_(c.thread, c.threads.size()) {}
 
   void run() {
     const auto n = static_cast<uint32_t>(c_.order.size());
