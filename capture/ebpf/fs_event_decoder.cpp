@@ -39,6 +39,11 @@ std::string join_fd_path(std::string_view data) {
   return path;
 }
 
+// The kernel's cache slot for an fd argument (FS_SLOT_CWD for AT_FDCWD).
+size_t cache_slot(uint64_t raw_arg) {
+  return static_cast<int32_t>(static_cast<uint32_t>(raw_arg)) == FS_AT_FDCWD ? FS_SLOT_CWD : FS_SLOT_FD;
+}
+
 std::string_view user_string(std::string_view data) {
   size_t end = data.find('\0');
   return end == std::string_view::npos ? data : data.substr(0, end);
@@ -101,7 +106,8 @@ Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::S
       e.args[d.arg].str = strings.intern(user_string(text));
     else if (d.kind == FS_STR_FDPATH) {
       e.args[d.arg].str = strings.intern(join_fd_path(text));
-      if (d.arg == raw.fd_cached_arg) state.cached_fd_path[raw.tid] = e.args[d.arg].str;
+      if (raw.fd_cached_mask & (1u << d.arg))
+        state.cached_fd_path[raw.tid][cache_slot(raw.args[d.arg])] = e.args[d.arg].str;
     } else
       return fail(fmt::format("ebpf record (nr {}): string {} has unknown kind {}", raw.nr, s, d.kind));
   }
@@ -110,10 +116,11 @@ Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::S
     auto it = state.cached_fd_path.find(raw.tid);
     for (size_t k = 0; k < e.nargs; ++k) {
       if (!(raw.fd_same & (1u << k))) continue;
-      if (it == state.cached_fd_path.end())
+      trace::StrId id = it == state.cached_fd_path.end() ? trace::kNoStr : it->second[cache_slot(raw.args[k])];
+      if (id == trace::kNoStr)
         ++state.cache_misses;
       else
-        e.args[k].str = it->second;
+        e.args[k].str = id;
     }
   }
 

@@ -4,6 +4,7 @@
 // rebuilt from their leaf-first d_name components. Pure: tests feed it hand-made records.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -24,11 +25,12 @@ struct DecodeCounters {
   uint64_t unfinished = 0;           // task exited inside the call (not exit/exit_group)
 };
 
-// Decoding state across records: the counters, and per tid the fd path the kernel caches for
-// it (records with fd_same refer to it instead of carrying the string again).
+// Decoding state across records: the counters, and per tid the paths the kernel caches for it
+// (slot 0: the working directory, for AT_FDCWD; slot 1: the last real fd); records with fd_same
+// refer to them instead of carrying the string again.
 struct DecodeState {
   DecodeCounters counters;
-  std::unordered_map<uint32_t, trace::StrId> cached_fd_path;
+  std::unordered_map<uint32_t, std::array<trace::StrId, 2>> cached_fd_path;
   uint64_t cache_misses = 0;  // fd_same for a tid with no cached path (must stay 0)
 };
 

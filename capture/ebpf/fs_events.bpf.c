@@ -20,8 +20,12 @@
  * time of the call, like `strace -y`. It records up to FS_MAX_COMPONENTS components (leaf
  * first) and flags truncation.
  *
+ * AT_FDCWD resolves to the working directory (task->fs->pwd), as strace -y prints it.
+ *
  * The walk costs ~20 kernel reads (~0.75 us per call here), so each task caches the identity of
- * the last file it resolved: (fd, struct file *, dentry, its parent, the leaf name's hash_len).
+ * the last file it resolved (fd, struct file *, dentry, its parent, the leaf name's hash_len),
+ * in two slots: the working directory (AT_FDCWD) and real fds, so open/read/close patterns do
+ * not evict the cwd.
  * When the next fd argument matches all five, no walk and no string: the record says "same as
  * this tid's cached path" (fd_same) and user space reuses the path it already decoded. The cache
  * is committed only after the record carrying the path entered the ring, and per-tid records
@@ -56,8 +60,10 @@ extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
 struct fs_task {
   __u32 state;     /* enum fs_task_state */
   __u32 inflight;  /* ev holds a syscall entered but not yet exited */
-  struct fd_key cached;     /* user space holds this file's path for this tid */
-  struct fd_key candidate;  /* resolved by the in-flight call; cached once its record is out */
+  struct fd_key cached[2];     /* user space holds these paths for this tid (FS_SLOT_*) */
+  struct fd_key candidate[2];  /* resolved by the in-flight call; cached once its record is out */
+  __u32 candidate_mask;        /* bit slot: candidate[slot] is valid */
+  __u32 pad;
   struct fs_event ev;
   char area[FS_STR_AREA + FS_STR_MAX];  /* string data; follows ev directly (emitted together) */
 };
@@ -187,35 +193,49 @@ static __noinline int read_fd_path(struct fs_task *t, int k, int fd)
   struct task_struct *task = bpf_get_current_task_btf();
   struct fdtable *fdt;
   struct file **fda;
-  struct file *f = NULL, *ft;
-  struct dentry *dn;
+  struct file *f = NULL;
+  struct dentry *dn, *dt;
   struct fd_key key = {};
+  struct fd_key *cached;
   struct vfsmount *vm;
   struct walk_ctx w = {};
   __u32 start = e->str_bytes;
+  int slot;
 
-  if (fd < 0) return 0;  /* AT_FDCWD or an invalid fd: nothing to resolve */
-  /* Direct BTF loads (fault-safe, no helper call) down to the fd array. */
-  fdt = task->files->fdt;
-  if (!fdt || (unsigned int)fd >= fdt->max_fds) goto unknown;
-  fda = fdt->fd;
-  if (bpf_probe_read_kernel(&f, sizeof(f), &fda[fd]) || !f) goto unknown;
+  if (fd == FS_AT_FDCWD) {
+    /* The *at calls' AT_FDCWD names the working directory: resolve it like strace -y does. */
+    struct fs_struct *fs = BPF_CORE_READ(task, fs);
+    slot = FS_SLOT_CWD;
+    dn = BPF_CORE_READ(fs, pwd.dentry);
+    vm = BPF_CORE_READ(fs, pwd.mnt);
+    key.file = 1;  /* "the cwd": never a struct file address */
+  } else {
+    if (fd < 0) return 0;  /* an invalid fd: nothing to resolve */
+    slot = FS_SLOT_FD;
+    /* Direct BTF loads (fault-safe, no helper call) down to the fd array. */
+    fdt = task->files->fdt;
+    if (!fdt || (unsigned int)fd >= fdt->max_fds) goto unknown;
+    fda = fdt->fd;
+    if (bpf_probe_read_kernel(&f, sizeof(f), &fda[fd]) || !f) goto unknown;
+    dn = BPF_CORE_READ(f, f_path.dentry);
+    vm = BPF_CORE_READ(f, f_path.mnt);
+    key.file = (__u64)f;
+  }
+  if (!dn) goto unknown;
   /* Identity of the file, with direct (fault-safe) BTF loads: far cheaper than helper reads. */
-  ft = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
-  dn = ft->f_path.dentry;
+  dt = bpf_rdonly_cast(dn, bpf_core_type_id_kernel(struct dentry));
   key.fd = fd;
-  key.file = (__u64)f;
   key.dentry = (__u64)dn;
-  key.parent = (__u64)dn->d_parent;
-  key.hash_len = dn->d_name.hash_len;
-  if (key.file == t->cached.file && key.dentry == t->cached.dentry && key.parent == t->cached.parent &&
-      key.hash_len == t->cached.hash_len && key.fd == t->cached.fd) {
+  key.parent = (__u64)dt->d_parent;
+  key.hash_len = dt->d_name.hash_len;
+  cached = slot == FS_SLOT_CWD ? &t->cached[FS_SLOT_CWD] : &t->cached[FS_SLOT_FD];
+  if (key.file == cached->file && key.dentry == cached->dentry && key.parent == cached->parent &&
+      key.hash_len == cached->hash_len && key.fd == cached->fd) {
     e->fd_same |= 1 << k;
     return 0;
   }
-  vm = BPF_CORE_READ(f, f_path.mnt);
   w.t = t;
-  w.d = BPF_CORE_READ(f, f_path.dentry);
+  w.d = dn;
   w.vm = vm;
   w.mnt = container_of(vm, struct mount, mnt);
   w.off = start;
@@ -229,9 +249,13 @@ static __noinline int read_fd_path(struct fs_task *t, int k, int fd)
   }
   e->str_bytes = w.off;
   add_str(e, k, FS_STR_FDPATH, w.off - start);
-  if (w.done && e->fd_cached_arg == FS_NO_ARG) {  /* a complete path: worth caching */
-    e->fd_cached_arg = k;
-    t->candidate = key;
+  if (w.done && !(t->candidate_mask & (1 << slot))) {  /* a complete path: worth caching */
+    e->fd_cached_mask |= 1 << k;
+    t->candidate_mask |= 1 << slot;
+    if (slot == FS_SLOT_CWD)
+      t->candidate[FS_SLOT_CWD] = key;
+    else
+      t->candidate[FS_SLOT_FD] = key;
   }
   return 0;
 unknown:
@@ -296,7 +320,8 @@ int BPF_PROG(fs_sys_enter, struct pt_regs *regs, long id)
   e->pending = 0;
   e->str_bytes = 0;
   e->fd_same = 0;
-  e->fd_cached_arg = FS_NO_ARG;
+  e->fd_cached_mask = 0;
+  t->candidate_mask = 0;
   if (r & 0x0fff) {
     read_arg(t, r, 0);
     read_arg(t, r, 1);
@@ -345,7 +370,10 @@ int BPF_PROG(fs_sys_exit, struct pt_regs *regs, long ret)
       }
     }
   }
-  if (emit(t) == 0 && e->fd_cached_arg != FS_NO_ARG) t->cached = t->candidate;
+  if (emit(t) == 0 && t->candidate_mask) {
+    if (t->candidate_mask & (1 << FS_SLOT_CWD)) t->cached[FS_SLOT_CWD] = t->candidate[FS_SLOT_CWD];
+    if (t->candidate_mask & (1 << FS_SLOT_FD)) t->cached[FS_SLOT_FD] = t->candidate[FS_SLOT_FD];
+  }
   return 0;
 }
 

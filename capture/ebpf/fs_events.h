@@ -75,12 +75,14 @@ struct fs_event {
   __u8 pending;    /* bit k: string k still to be read at exit (kernel-internal) */
   struct fs_str_desc strs[FS_MAX_STRS];
   __u32 str_bytes;
-  __u8 fd_same;        /* bit k: fd argument k is the file whose path this tid's last
-                        * cache-marked fd path named (see fd_cached_arg); no string sent */
-  __u8 fd_cached_arg;  /* argument whose FS_STR_FDPATH string the kernel now caches for this
-                        * tid (user space must remember it), or FS_NO_ARG */
+  __u8 fd_same;         /* bit k: fd argument k is the file this tid's cache slot names (slot:
+                         * FS_SLOT_CWD when the argument is AT_FDCWD, else FS_SLOT_FD); no string */
+  __u8 fd_cached_mask;  /* bit k: the FS_STR_FDPATH string of argument k is now cached in its
+                         * slot for this tid (user space must remember it) */
   __u16 reserved;
 };
-#define FS_NO_ARG 0xff
+#define FS_AT_FDCWD (-100)
+#define FS_SLOT_CWD 0
+#define FS_SLOT_FD 1
 
 #endif /* RASTRO_CAPTURE_EBPF_FS_EVENTS_H */

@@ -24,7 +24,6 @@ struct RecordBuilder {
     ev.tid = 101;
     ev.begin_ns = 1000;
     ev.end_ns = 1500;
-    ev.fd_cached_arg = FS_NO_ARG;
   }
   RecordBuilder& arg(int k, uint64_t v) {
     ev.args[k] = v;
@@ -75,7 +74,7 @@ TEST(EbpfFsEventDecoder, FdSameReusesThePathCachedForThatTidOnly) {
   DecodeState st;
   RecordBuilder first(1, 16);  // write(3, ...) with the walked path, marked cached
   first.arg(0, 3).str(0, FS_STR_FDPATH, std::string("null\0dev\0", 9));
-  first.ev.fd_cached_arg = 0;
+  first.ev.fd_cached_mask = 1;
   auto r1 = first.bytes();
   ASSERT_TRUE(decode_fs_event(r1, strings, st).ok());
   RecordBuilder again(1, 16);  // same file: no string, fd_same
@@ -102,6 +101,25 @@ TEST(EbpfFsEventDecoder, FdSameReusesThePathCachedForThatTidOnly) {
   auto e5 = decode_fs_event(r2, strings, st);
   ASSERT_TRUE(e5.ok());
   EXPECT_EQ(strings.get(e5->args[0].str), "/dev/null");
+  // AT_FDCWD has its own slot: caching the cwd does not evict the fd's path.
+  RecordBuilder cwd(257, 3);  // openat(AT_FDCWD, "f", ...)
+  cwd.arg(0, static_cast<uint64_t>(-100)).str(0, FS_STR_FDPATH, std::string("work\0tmp\0", 9));
+  cwd.str(1, FS_STR_PATH, std::string("f\0", 2));
+  cwd.ev.fd_cached_mask = 1;
+  auto r6 = cwd.bytes();
+  auto e6 = decode_fs_event(r6, strings, st);
+  ASSERT_TRUE(e6.ok());
+  EXPECT_EQ(strings.get(e6->args[0].str), "/tmp/work");
+  RecordBuilder cwd_again(257, 4);
+  cwd_again.arg(0, static_cast<uint64_t>(-100)).str(1, FS_STR_PATH, std::string("g\0", 2));
+  cwd_again.ev.fd_same = 1;
+  auto r7 = cwd_again.bytes();
+  auto e7 = decode_fs_event(r7, strings, st);
+  ASSERT_TRUE(e7.ok());
+  EXPECT_EQ(strings.get(e7->args[0].str), "/tmp/work");
+  auto e8 = decode_fs_event(r2, strings, st);
+  ASSERT_TRUE(e8.ok());
+  EXPECT_EQ(strings.get(e8->args[0].str), "/dev/null");
 }
 
 TEST(EbpfFsEventDecoder, RenameWithTwoPathsAndNegativeErrno) {
@@ -128,7 +146,7 @@ TEST(EbpfFsEventDecoder, OpenatKeepsAtFdcwdAndZeroComponentsMeanRoot) {
   auto e = decode_fs_event(rec, strings, st);
   ASSERT_TRUE(e.ok()) << e.error();
   EXPECT_EQ(e->args[0].value, -100);
-  EXPECT_EQ(e->args[0].str, trace::kNoStr);
+  EXPECT_EQ(e->args[0].str, trace::kNoStr);  // no cwd string sent in this record
   EXPECT_EQ(e->args[2].value, 0x241);
   EXPECT_EQ(e->args[3].value, 0644);
 

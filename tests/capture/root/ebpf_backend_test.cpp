@@ -222,7 +222,10 @@ TEST_F(EbpfBackendTest, CapturesTwoProcessesTimesTwoThreadsExactly) {
       EXPECT_EQ(e.rvalue, 100);
     }
     if (e.nr == nr_of("openat")) {
-      EXPECT_EQ(e.args[0].value, -100);  // AT_FDCWD
+      EXPECT_EQ(e.args[0].value, -100);  // AT_FDCWD, resolved to the working directory
+      char cwd[PATH_MAX];
+      ASSERT_NE(::getcwd(cwd, sizeof cwd), nullptr);
+      EXPECT_EQ(strings.get(e.args[0].str), cwd);
       const Reported& r = reported[std::string(strings.get(e.args[1].str))];
       EXPECT_EQ(e.rvalue, r.fd);
       EXPECT_EQ(e.args[3].value, 0644);
