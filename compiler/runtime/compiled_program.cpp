@@ -1,0 +1,201 @@
+#include "compiler/runtime/compiled_program.h"
+
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "common/clock.h"
+#include "common/error.h"
+#include "replay/engines/engine.h"
+#include "replay/engines/engine_common.h"
+#include "replay/plan/plan_names.h"
+#include "replay/runtime/completion_flag.h"
+#include "replay/runtime/process_state.h"
+#include "replay/runtime/request_runner.h"
+#include "replay/session/replay_session.h"
+
+namespace rastro::compiled {
+
+using replay::Plan;
+
+// State shared by the replay threads of one run (the compiled counterpart of the workers engine:
+// the dependency waits are in the generated code, everything else is here).
+struct SharedState {
+  const Plan* plan = nullptr;
+  const replay::CallExecutor* exec = nullptr;
+  const replay::FdKeys* keys = nullptr;
+  replay::detail::ImplicitDeps imp;
+  std::unique_ptr<replay::CompletionFlag[]> done;
+  std::vector<int64_t> replay_end;
+  std::vector<replay::RequestRecord>* records = nullptr;
+  replay::TimingSpec timing;
+  int64_t start_ns = 0;
+};
+
+struct ThreadState {
+  SharedState* sh = nullptr;
+  replay::ProcessState* proc = nullptr;
+  replay::ThreadScratch scratch;
+  uint64_t waits = 0;
+  bool waited = false;
+};
+
+void ThreadContext::wait(uint32_t request) { s_->waited |= s_->sh->done[request].wait(); }
+
+void ThreadContext::issue(uint32_t r) {
+  SharedState& sh = *s_->sh;
+  if (sh.imp.spawn[r] >= 0) wait(static_cast<uint32_t>(sh.imp.spawn[r]));
+  s_->waits += s_->waited;
+  s_->waited = false;
+  const replay::Request& q = sh.plan->requests[r];
+  int64_t ready = monotonic_ns();
+  int64_t planned = ready;
+  if (sh.timing.policy != replay::TimingPolicy::kFullspeed) {
+    planned = replay::planned_issue_ns(sh.timing,
+                                       replay::detail::issue_inputs(*sh.plan, sh.imp, r, sh.replay_end.data(), sh.start_ns, ready));
+    replay::wait_until(planned);
+  }
+  replay::RequestRecord& rec = (*sh.records)[r];
+  replay::issue_request(*sh.exec, sh.plan->trace.events[q.event], q.action, q.path, sh.keys->keys[r].data(), s_->proc,
+                        s_->scratch, &rec);
+  rec.planned_ns = planned;
+  sh.replay_end[r] = rec.end_ns;
+  sh.done[r].complete();
+}
+
+namespace {
+
+template <typename T, typename F>
+void for_each_chunked(const Chunks<T>& c, F&& f) {
+  for (size_t i = 0; i < c.n_chunks; ++i)
+    for (size_t k = 0; k < c.sizes[i]; ++k) f(c.chunks[i][k]);
+}
+
+Plan rebuild_plan(const CompiledTrace& ct) {
+  Plan plan;
+  plan.ordering = replay::parse_ordering(ct.ordering).take();
+  plan.trace.header = trace::TraceHeader::from_json(nlohmann::json::parse(ct.header_json));
+  uint32_t expect = 1;
+  for_each_chunked(ct.strings, [&](const StaticString& s) {
+    trace::StrId id = plan.trace.strings.intern(std::string_view(s.data, s.size));
+    if (id != expect++) throw Error("compiled trace: duplicate string in the string table");
+  });
+  for_each_chunked(ct.events, [&](const StaticEvent& se) {
+    trace::Event e;
+    e.seq = se.seq;
+    e.pid = se.pid;
+    e.tid = se.tid;
+    e.begin_ns = se.begin_ns;
+    e.end_ns = se.end_ns;
+    e.nr = se.nr;
+    e.name = se.name;
+    e.nargs = se.nargs;
+    for (int i = 0; i < trace::kMaxArgs; ++i)
+      e.args[static_cast<size_t>(i)] = {static_cast<trace::ArgType>(se.args[i].type), se.args[i].value, se.args[i].str};
+    e.rvalue = se.rvalue;
+    e.flags = se.flags;
+    plan.trace.events.push_back(e);
+  });
+  plan.threads.resize(ct.n_threads);
+  for (size_t t = 0; t < ct.n_threads; ++t) {
+    plan.threads[t].pid = ct.threads[t].pid;
+    plan.threads[t].tid = ct.threads[t].tid;
+  }
+  for_each_chunked(ct.requests, [&](const StaticRequest& sr) {
+    replay::Request q{sr.event, sr.thread, sr.deps_begin, sr.deps_count, sr.trace_begin_ns, sr.trace_end_ns};
+    q.action = static_cast<replay::RequestAction>(sr.action);
+    q.path[0] = sr.path0;
+    q.path[1] = sr.path1;
+    if (q.thread >= plan.threads.size()) throw Error("compiled trace: request of an unknown thread");
+    plan.threads[q.thread].requests.push_back(static_cast<uint32_t>(plan.requests.size()));
+    plan.requests.push_back(q);
+  });
+  for_each_chunked(ct.deps, [&](const StaticDep& d) { plan.deps.push_back({d.request, static_cast<replay::EdgeKind>(d.kind)}); });
+  return plan;
+}
+
+replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, const replay::SandboxResolver& sandbox,
+                                  const replay::EngineOptions& options) {
+  replay::EngineResult res;
+  const size_t n = plan.requests.size();
+  res.records.resize(n);
+  std::vector<replay::ProcessSeed> seeds;
+  replay::FdKeys keys = replay::plan_fd_keys(plan, &seeds);
+  replay::ProcessTable procs(seeds, keys.count);
+  replay::CallExecutor exec(sandbox, procs, plan.trace.strings);
+  SharedState sh;
+  sh.plan = &plan;
+  sh.exec = &exec;
+  sh.keys = &keys;
+  sh.imp = replay::detail::implicit_deps(plan);
+  sh.done.reset(new replay::CompletionFlag[n]);
+  sh.replay_end.assign(n, 0);
+  sh.records = &res.records;
+  sh.timing = options.timing;
+
+  replay::CompletionFlag go;
+  std::mutex merge_mu;
+  auto body = [&](size_t t) {
+    ThreadState st;
+    st.sh = &sh;
+    st.proc = procs.find(plan.threads[t].pid);
+    std::string rt_why;
+    bool rt_failed = options.realtime && !replay::make_realtime(&rt_why);
+    ThreadContext ctx(&st);
+    go.wait();
+    const StaticThread& code = ct.threads[t];
+    for (size_t p = 0; p < code.n_parts; ++p) code.parts[p](ctx);
+    std::lock_guard lock(merge_mu);
+    res.stats.merge(st.scratch.stats);
+    res.dependency_waits += st.waits;
+    if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < plan.threads.size(); ++t) threads.emplace_back(body, t);
+  sh.start_ns = monotonic_ns() + 200'000;  // a moment for every thread to reach the start line
+  go.complete();
+  for (auto& th : threads) th.join();
+  res.start_ns = sh.start_ns;
+  res.wall_ns = replay::detail::wall_time(res.records);
+  return res;
+}
+
+}  // namespace
+
+int compiled_main(int argc, char** argv, const CompiledTrace& ct) {
+  replay::SessionOptions o;
+  CLI::App app{fmt::format("Compiled rastro replayer of {} (ordering {}, timing {}): replays the trace inside a "
+                           "sandbox root and writes the replayed trace in the uniform format.",
+                           ct.source, ct.ordering, ct.timing),
+               "replay"};
+  app.add_option("--root", o.root, "Sandbox root: every traced path is mapped inside it")->required();
+  app.add_flag("--init", o.init, "Create the initial files/directories the trace needs inside the root");
+  app.add_flag("--force", o.force, "Replay into a non-empty root as it is");
+  app.add_flag("--drop-caches", o.drop_caches, "sync and drop page/dentry/inode caches before the run");
+  app.add_flag("--rt", o.realtime, "Run replay threads with SCHED_FIFO (warns if not permitted)");
+  app.add_option("-o,--output", o.out, "Replayed trace (.rastro, .tsv, .csv)")->required();
+  app.add_option("--summary-json", o.summary_json, "Write the end-of-run summary as JSON");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    o.timing = replay::parse_timing(ct.timing).take();
+    o.engine_name = "compiled";
+    o.source = ct.source;
+    Plan plan = rebuild_plan(ct);
+    replay::run_replay_session(plan, o, [&](const Plan& p, const replay::SandboxResolver& s, const replay::EngineOptions& eo) {
+      return run_compiled(ct, p, s, eo);
+    });
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "replay: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace rastro::compiled

@@ -1,0 +1,103 @@
+#include "replay/session/replay_session.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "common/clock.h"
+#include "common/error.h"
+#include "replay/plan/plan_names.h"
+#include "replay/runtime/fs_init.h"
+
+namespace rastro::replay {
+
+namespace {
+
+bool dir_is_empty(const std::string& path) {
+  DIR* d = opendir(path.c_str());
+  if (!d) throw Error(fmt::format("--root '{}': {}", path, std::strerror(errno)));
+  bool empty = true;
+  while (dirent* e = readdir(d)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+      empty = false;
+      break;
+    }
+  }
+  closedir(d);
+  return empty;
+}
+
+}  // namespace
+
+void prepare_root(const SessionOptions& o) {
+  struct stat st;
+  if (stat(o.root.c_str(), &st) != 0) {
+    if (errno != ENOENT || mkdir(o.root.c_str(), 0755) != 0)
+      throw Error(fmt::format("--root '{}': cannot create it: {}", o.root, std::strerror(errno)));
+    return;
+  }
+  if (!S_ISDIR(st.st_mode)) throw Error(fmt::format("--root '{}': not a directory", o.root));
+  if (!o.init && !o.force && !dir_is_empty(o.root))
+    throw Error(fmt::format(
+        "--root '{}' is not empty: pass --init to add the trace's initial state to it, or --force to "
+        "replay into it as it is (or use an empty directory)",
+        o.root));
+}
+
+ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, const EngineRunner& engine) {
+  prepare_root(o);
+  std::vector<std::string> warnings = o.warnings;
+  SandboxResolver sandbox(o.root);
+  nlohmann::json init_json = nullptr;
+  if (o.init) {
+    InitPlan ip = plan_initial_state(plan.trace);
+    InitReport ir = create_initial_state(sandbox, ip);
+    init_json = {{"dirs", ir.dirs}, {"files", ir.files}, {"symlinks", ir.symlinks},
+                 {"bytes_written", ir.bytes_written}, {"refused", ir.refused}, {"problems", ir.problems}};
+    fmt::print(stderr, "init: {} directories, {} files ({} bytes), {} symlinks created in {}\n", ir.dirs, ir.files,
+               ir.bytes_written, ir.symlinks, o.root);
+    for (const auto& p : ir.problems) warnings.push_back("init: " + p);
+  }
+  if (o.drop_caches) {
+    std::string why;
+    if (!drop_caches(&why)) warnings.push_back("--drop-caches: " + why);
+  }
+
+  EngineOptions eo;
+  eo.timing = o.timing;
+  eo.realtime = o.realtime;
+  EngineResult res = engine(plan, sandbox, eo);
+  for (auto& w : res.warnings) warnings.push_back("--rt: " + w);
+
+  auto events = request_events(plan);
+  ReplaySummary s = summarize_replay(plan.trace, events, res.records, res.stats, res.dependency_waits, res.wall_ns);
+  s.engine = o.engine_name;
+  s.ordering = std::string(ordering_name(plan.ordering));
+  s.timing = timing_name(o.timing);
+  s.warnings = warnings;
+
+  trace::TraceHeader h;
+  h.backend = "replay-" + s.engine;
+  h.settings = {{"source_trace", o.source},  {"source_backend", plan.trace.header.backend},
+                {"engine", s.engine},        {"ordering", s.ordering},
+                {"timing", s.timing},        {"root", o.root},
+                {"init", o.init},            {"drop_caches", o.drop_caches},
+                {"realtime", o.realtime},    {"init_report", init_json}};
+  h.command = plan.trace.header.command;
+  h.host = plan.trace.header.host;
+  ClockAnchor a = take_clock_anchor();
+  h.anchor_monotonic_ns = a.monotonic_ns;
+  h.anchor_realtime_ns = a.realtime_ns;
+  write_replay_trace(o.out, h, plan.trace, events, res.records, s);
+  if (!o.summary_json.empty()) write_summary_json(o.summary_json, s);
+  for (const auto& w : warnings) fmt::print(stderr, "warning: {}\n", w);
+  std::cout << s.to_text() << std::flush;
+  return s;
+}
+
+}  // namespace rastro::replay

@@ -1,0 +1,43 @@
+// One replay session, the same for `rastro replay` and for a compiled replayer program: prepare
+// the sandbox root, create the initial state (--init), drop caches, run the plan with an engine,
+// summarise and write the replayed trace. Only the engine differs between the event-based and
+// the compiled replayers — which is exactly what the metrology compares.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "replay/engines/engine.h"
+#include "replay/plan/plan.h"
+#include "replay/runtime/replay_output.h"
+#include "replay/runtime/sandbox_resolver.h"
+
+namespace rastro::replay {
+
+struct SessionOptions {
+  std::string root;
+  std::string out;
+  std::string summary_json;
+  bool init = false;
+  bool force = false;
+  bool drop_caches = false;
+  bool realtime = false;
+  TimingSpec timing;
+  std::string engine_name;     // "workers", "coordinator", "compiled"
+  std::string source;          // the source trace's path (for the header)
+  std::vector<std::string> warnings;  // carried into the summary
+};
+
+// Runs the plan in the sandbox; the engine must be ready for a prepared root.
+using EngineRunner = std::function<EngineResult(const Plan&, const SandboxResolver&, const EngineOptions&)>;
+
+// The root must be a directory; a missing one is created (its parent must exist). A non-empty
+// root is refused unless --init or --force says what to do with it: a leftover root from an
+// earlier run would silently change what the replay finds. Throws rastro::Error.
+void prepare_root(const SessionOptions& options);
+
+// The whole session; prints warnings and the summary text, returns the summary.
+ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& options, const EngineRunner& engine);
+
+}  // namespace rastro::replay
