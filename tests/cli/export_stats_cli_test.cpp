@@ -1,0 +1,145 @@
+// rastro export / rastro stats, run as the user runs them.
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/trace/sample_trace.h"
+#include "trace/io/trace_io.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using rastro::trace::Trace;
+
+struct CliRun {
+  int status = -1;
+  std::string out;
+};
+
+// Runs `rastro ARGS`, capturing stdout (stderr too when `with_stderr`).
+CliRun rastro(const std::string& args, bool with_stderr = true) {
+  CliRun r;
+  std::string cmd = std::string(RASTRO_EXE) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return r;
+}
+
+class ExportStatsCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("rastro-exportcli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    trace_ = p("sample.rastro");
+    rastro::trace::write_trace(trace_, rastro::trace::testing::sample_trace());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string p(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+  std::string trace_;
+};
+
+TEST_F(ExportStatsCli, ExportAllFourFormats) {
+  Trace original = rastro::trace::testing::sample_trace();
+  for (const char* f : {"tsv", "csv"}) {
+    std::string out = p(std::string("x.") + f);
+    CliRun r = rastro(std::string("export -f ") + f + " " + trace_ + " -o " + out);
+    ASSERT_EQ(r.status, 0) << r.out;
+    // binary -> text -> binary is lossless
+    Trace back = rastro::trace::read_trace(out);
+    ASSERT_EQ(back.events.size(), original.events.size()) << f;
+    for (size_t i = 0; i < back.events.size(); ++i) {
+      EXPECT_EQ(back.events[i].begin_ns, original.events[i].begin_ns);
+      EXPECT_EQ(back.events[i].rvalue, original.events[i].rvalue);
+      EXPECT_EQ(back.events[i].tid, original.events[i].tid);
+    }
+  }
+  std::string json = p("x.json");
+  CliRun r = rastro("export -f chrome " + trace_ + " -o " + json);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream in(json);
+  nlohmann::json j = nlohmann::json::parse(in);
+  size_t x = 0;
+  for (auto& e : j["traceEvents"]) x += e["ph"] == "X";
+  EXPECT_EQ(x, 6u);
+
+  std::string db = p("x.db");
+  r = rastro("export -f sqlite " + trace_ + " -o " + db);
+  ASSERT_EQ(r.status, 0) << r.out;
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT count(*), sum(bytes) FROM events", -1, &s, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(s, 0), 6);
+  EXPECT_EQ(sqlite3_column_int64(s, 1), 4106);
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+}
+
+TEST_F(ExportStatsCli, ExportErrors) {
+  CliRun r = rastro("export -f nope " + trace_ + " -o " + p("o"));
+  EXPECT_NE(r.status, 0);
+  std::string garbage = p("garbage.rastro");
+  std::ofstream(garbage) << "\x01\x02 not a trace at all";
+  r = rastro("export -f chrome " + garbage + " -o " + p("g.json"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find(garbage), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(p("g.json")));  // no partial output pretending to be complete
+}
+
+TEST_F(ExportStatsCli, StatsJson) {
+  CliRun r = rastro("stats --json " + trace_, /*with_stderr=*/false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["events"], 6);
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_EQ(j["intact"], true);
+  EXPECT_EQ(j["events_lost"], 2);
+  EXPECT_EQ(j["total"]["bytes"], 4106);
+  EXPECT_EQ(j["by_function"][0]["key"], "read");
+  EXPECT_EQ(j["by_function"][0]["count"], 3);
+  EXPECT_DOUBLE_EQ(j["by_function"][0]["mean_ns"].get<double>(), 175.0);
+  EXPECT_EQ(j["by_thread"].size(), 2u);
+  EXPECT_EQ(j["by_file"][0]["key"], "/a");
+  EXPECT_EQ(j["concurrency"]["max"], 2);
+  EXPECT_DOUBLE_EQ(j["concurrency"]["mean"].get<double>(), 1.5);
+  EXPECT_EQ(j["concurrency"]["ecdf"].size(), 2u);
+}
+
+TEST_F(ExportStatsCli, StatsTextAndDamagedTrace) {
+  CliRun r = rastro("stats " + trace_);
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* want : {"By function", "By thread", "By file", "Concurrency level", "lost 2",
+                           "complete", "read", "1/11", "/a"})
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+  // Cut the file before the trailer: the prefix is summarized, the damage reported, status 2.
+  auto size = fs::file_size(trace_);
+  fs::resize_file(trace_, size - 5);
+  r = rastro("stats " + trace_);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("INCOMPLETE"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("DAMAGED"), std::string::npos) << r.out;
+  r = rastro("export -f tsv " + trace_ + " -o " + p("cut.tsv"));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("intact prefix"), std::string::npos) << r.out;
+}
+
+}  // namespace
