@@ -1,5 +1,7 @@
 #include "replay/passes/resolve_fds.h"
 
+#include <algorithm>
+
 #include "replay/passes/process_table.h"
 #include "replay/passes/resolve_paths.h"
 #include "replay/passes/syscall_semantics.h"
@@ -46,7 +48,7 @@ class FdResolver {
     if (!fresh) return it->second.entry;
     ++c_.inherited_fds;
     trace::StrId path = trace::kNoStr;
-    for (int i = 0; i < e.nargs; ++i) {
+    for (int i = 0; i < std::min<int>(e.nargs, trace::kMaxArgs); ++i) {
       const auto& a = e.arg(i);
       if ((a.type == trace::ArgType::kFd || a.type == trace::ArgType::kDirFd) && a.value == fd && a.str != trace::kNoStr) {
         std::string_view s = c_.trace.str(a.str);

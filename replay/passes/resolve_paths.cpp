@@ -1,5 +1,6 @@
 #include "replay/passes/resolve_paths.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -123,7 +124,7 @@ class Resolver {
       if (c_.trace.str(a.str).empty()) {
         // AT_EMPTY_PATH: the call acts on the dirfd itself; otherwise "" fails with ENOENT.
         bool empty_ok = false;
-        for (int k = 0; k < e.nargs; ++k)
+        for (int k = 0; k < std::min<int>(e.nargs, trace::kMaxArgs); ++k)
           if (e.arg(k).type == trace::ArgType::kAtFlags && (e.arg(k).value & kAtEmptyPath)) empty_ok = true;
         if (via_dirfd && empty_ok) c_.paths[r][static_cast<size_t>(i)] = base;
         continue;

@@ -1,5 +1,6 @@
 #include "replay/passes/syscall_semantics.h"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -110,7 +111,7 @@ FdEffects fd_effects(const trace::Event& e, Sem sem) {
     case Sem::kOpen: {
       if (!rv_fd) break;
       bool cloexec = false;
-      for (int i = 0; i < e.nargs; ++i)
+      for (int i = 0; i < std::min<int>(e.nargs, trace::kMaxArgs); ++i)
         if (e.arg(i).type == trace::ArgType::kOpenFlags) cloexec = (e.arg(i).value & kOCloexec) != 0;
       fx.created[fx.ncreated++] = {rv, -1, cloexec};
       fx.opens_path = true;
@@ -146,7 +147,7 @@ FdEffects fd_effects(const trace::Event& e, Sem sem) {
     case Sem::kPipe: {
       bool cloexec = false;
       int64_t pair = -1;
-      for (int i = 0; i < e.nargs; ++i) {
+      for (int i = 0; i < std::min<int>(e.nargs, trace::kMaxArgs); ++i) {
         if (e.arg(i).type == trace::ArgType::kFdPair) pair = e.arg(i).value;
         if (e.arg(i).type == trace::ArgType::kOpenFlags) cloexec = (e.arg(i).value & kOCloexec) != 0;
       }
@@ -171,7 +172,7 @@ PathRole path_role(const trace::Event& e, Sem sem, int slot) {
   switch (sem) {
     case Sem::kOpen: {
       int64_t flags = -1;  // openat2 passes flags in a struct the trace does not record
-      for (int i = 0; i < e.nargs; ++i)
+      for (int i = 0; i < std::min<int>(e.nargs, trace::kMaxArgs); ++i)
         if (e.arg(i).type == trace::ArgType::kOpenFlags) flags = e.arg(i).value;
       if (flags < 0) return PathRole::kCreateMaybe;  // creat, openat2
       if ((flags & kOCreat) == 0) return PathRole::kUse;
@@ -183,7 +184,7 @@ PathRole path_role(const trace::Event& e, Sem sem, int slot) {
     case Sem::kLink:
       return slot == 0 ? PathRole::kUse : PathRole::kCreate;
     case Sem::kRename: {
-      for (int i = 0; i < e.nargs; ++i)
+      for (int i = 0; i < std::min<int>(e.nargs, trace::kMaxArgs); ++i)
         if (e.arg(i).type == trace::ArgType::kRenameFlags && (e.arg(i).value & kRenameExchange))
           return PathRole::kExchange;
       return slot == 0 ? PathRole::kRenameFrom : PathRole::kRenameTo;
