@@ -26,8 +26,9 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   EngineResult res;
   const size_t n = plan.requests.size();
   res.records.resize(n);
-  std::vector<ProcessSeed> seeds = process_seeds(plan.trace);
-  ProcessTable procs(seeds);
+  std::vector<ProcessSeed> seeds;
+  FdKeys keys = plan_fd_keys(plan, &seeds);
+  ProcessTable procs(seeds, keys.count);
   CallExecutor exec(sandbox, procs, plan.trace.strings);
   detail::ImplicitDeps imp = detail::implicit_deps(plan);
   std::vector<int64_t> replay_end(n, 0);
@@ -91,7 +92,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
         wait_until(planned);
       }
       RequestRecord& rec = res.records[r];
-      issue_request(exec, e, q.action, q.path, procs.find(e.pid), scratch, &rec);
+      issue_request(exec, e, q.action, q.path, keys.keys[r].data(), procs.find(e.pid), scratch, &rec);
       rec.planned_ns = planned;
       replay_end[r] = rec.end_ns;
       while (!replayed.push(r)) CompletionFlag::cpu_relax();

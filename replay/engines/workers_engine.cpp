@@ -18,8 +18,9 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   EngineResult res;
   const size_t n = plan.requests.size();
   res.records.resize(n);
-  std::vector<ProcessSeed> seeds = process_seeds(plan.trace);
-  ProcessTable procs(seeds);
+  std::vector<ProcessSeed> seeds;
+  FdKeys keys = plan_fd_keys(plan, &seeds);
+  ProcessTable procs(seeds, keys.count);
   CallExecutor exec(sandbox, procs, plan.trace.strings);
   detail::ImplicitDeps imp = detail::implicit_deps(plan);
   std::unique_ptr<CompletionFlag[]> done(new CompletionFlag[n]);
@@ -55,7 +56,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
         wait_until(planned);
       }
       RequestRecord& rec = res.records[r];
-      issue_request(exec, plan.trace.events[q.event], q.action, q.path, proc, scratch, &rec);
+      issue_request(exec, plan.trace.events[q.event], q.action, q.path, keys.keys[r].data(), proc, scratch, &rec);
       rec.planned_ns = planned;
       replay_end[r] = rec.end_ns;
       done[r].complete();

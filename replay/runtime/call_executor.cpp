@@ -110,11 +110,15 @@ struct CallExecutor::Ctx {
   ProcessState& proc;
   ThreadScratch& scratch;
   const trace::StrId* resolved;
+  const int32_t* keys;
   SkipReason skip = SkipReason::kNone;
   bool emulated = false;
 
   int64_t a(int i) const { return e.arg(i).value; }
   int traced_fd(int i) const { return static_cast<int>(e.arg(i).value); }
+  // The fd-table key of fd argument i / of the fd the call returns / of a pipe's second fd.
+  int key(int i) const { return keys ? keys[i] : traced_fd(i); }
+  int ret_key() const { return keys ? keys[FdKeys::kRet] : static_cast<int>(e.rvalue); }
   bool traced_ok() const { return !e.failed() && !(e.flags & trace::kEventUnfinished); }
 };
 
@@ -133,7 +137,7 @@ int64_t CallExecutor::run(Ctx& c) const {
 
   // The replay fd for argument i, or -1 with c.skip set.
   auto fd_arg = [&](int i) -> int {
-    FdLookup l = fds.get(c.traced_fd(i));
+    FdLookup l = fds.get(c.key(i));
     if (l.state != FdState::kOpen) {
       c.skip = fd_skip(l.state);
       return -1;
@@ -158,12 +162,12 @@ int64_t CallExecutor::run(Ctx& c) const {
     } else if (di < 0 || c.a(di) == AT_FDCWD) {
       base = c.proc.cwd();
     } else {
-      FdLookup l = fds.get(c.traced_fd(di));
+      FdLookup l = fds.get(c.key(di));
       if (l.state != FdState::kOpen) {
         c.skip = fd_skip(l.state);
         return false;
       }
-      base = fds.path(c.traced_fd(di));
+      base = fds.path(c.key(di));
       if (base.empty()) base = std::string(strings_.get(e.arg(di).str));
       if (base.empty() || base.front() != '/') base = c.proc.cwd();
     }
@@ -191,16 +195,16 @@ int64_t CallExecutor::run(Ctx& c) const {
     return sandbox_.open_parent(abs, out);
   };
   // Maps a newly created replay fd to the traced fd the call returned.
-  auto install = [&](int64_t traced_fd, int replay_fd, bool cloexec, std::string path) -> int64_t {
+  auto install = [&](int key, int replay_fd, bool cloexec, std::string path) -> int64_t {
     if (replay_fd < 0) {
-      if (c.traced_ok()) fds.set_state(static_cast<int>(traced_fd), FdState::kFailed);
+      if (c.traced_ok()) fds.set_state(key, FdState::kFailed);
       return replay_fd;
     }
     if (!c.traced_ok()) {  // the trace failed here: keep nothing
       ::close(replay_fd);
       return replay_fd;
     }
-    fds.set_open(static_cast<int>(traced_fd), replay_fd, cloexec, std::move(path));
+    fds.set_open(key, replay_fd, cloexec, std::move(path));
     return replay_fd;
   };
   auto open_path = [&](int di, int pi, int flags, mode_t mode) -> int64_t {
@@ -209,22 +213,22 @@ int64_t CallExecutor::run(Ctx& c) const {
       if (c.skip == SkipReason::kSpecialPath && SandboxResolver::check(abs) == PathVerdict::kDevNull) {
         c.skip = SkipReason::kNone;  // /dev/null is replayed against the real one
         int fd = ::open("/dev/null", (flags & O_ACCMODE) | O_CLOEXEC);
-        return install(e.rvalue, fd < 0 ? -errno : fd, flags & O_CLOEXEC, abs);
+        return install(c.ret_key(), fd < 0 ? -errno : fd, flags & O_CLOEXEC, abs);
       }
       if (c.traced_ok() && (c.skip == SkipReason::kSpecialPath || c.skip == SkipReason::kBadPath)) {
-        fds.set_state(static_cast<int>(e.rvalue), FdState::kRefused);
+        fds.set_state(c.ret_key(), FdState::kRefused);
       }
       return e.rvalue;
     }
     int fd = sandbox_.open(abs, flags & ~O_CLOEXEC, mode);
-    return install(e.rvalue, fd, flags & O_CLOEXEC, abs);
+    return install(c.ret_key(), fd, flags & O_CLOEXEC, abs);
   };
-  auto dup_to = [&](int from_replay, int64_t traced_new, bool cloexec) -> int64_t {
+  auto dup_to = [&](int from_replay, int new_key, bool cloexec) -> int64_t {
     int d = fcntl(from_replay, F_DUPFD_CLOEXEC, 0);
     if (d < 0) return -errno;
-    std::string p = fds.path(c.traced_fd(0));
-    install(traced_new, d, cloexec, p);
-    return c.traced_ok() ? traced_new : d;
+    std::string p = fds.path(c.key(0));
+    install(new_key, d, cloexec, p);
+    return d;
   };
   auto bytes = [&](int i) -> size_t {
     int64_t v = c.a(i);
@@ -294,7 +298,7 @@ int64_t CallExecutor::run(Ctx& c) const {
       return sysret(::lseek(fd, c.a(1), static_cast<int>(c.a(2))));
     }
     case SYS_close: {
-      FdLookup l = fds.take(c.traced_fd(0));
+      FdLookup l = fds.take(c.key(0));
       if (l.state != FdState::kOpen) {
         c.skip = fd_skip(l.state);
         return e.rvalue;
@@ -534,7 +538,7 @@ int64_t CallExecutor::run(Ctx& c) const {
     case SYS_dup: {
       int fd = fd_arg(0);
       if (fd < 0) return e.rvalue;
-      return dup_to(fd, e.rvalue, false);
+      return dup_to(fd, c.ret_key(), false);
     }
     case SYS_dup2:
     case SYS_dup3: {
@@ -542,7 +546,7 @@ int64_t CallExecutor::run(Ctx& c) const {
       if (fd < 0) return e.rvalue;
       if (c.a(0) == c.a(1)) return e.nr == SYS_dup3 ? -EINVAL : c.a(1);
       bool cloexec = e.nr == SYS_dup3 && (c.a(2) & O_CLOEXEC);
-      int64_t r = dup_to(fd, c.a(1), cloexec);
+      int64_t r = dup_to(fd, c.key(1), cloexec);
       return r < 0 ? r : c.a(1);
     }
     case SYS_fcntl: {
@@ -552,15 +556,15 @@ int64_t CallExecutor::run(Ctx& c) const {
       switch (cmd) {
         case F_DUPFD:
         case F_DUPFD_CLOEXEC:
-          return dup_to(fd, e.rvalue, cmd == F_DUPFD_CLOEXEC);
+          return dup_to(fd, c.ret_key(), cmd == F_DUPFD_CLOEXEC);
         case F_GETFL:
           return sysret(::fcntl(fd, F_GETFL));
         case F_SETFL:
           return sysret(::fcntl(fd, F_SETFL, static_cast<int>(c.a(2))));
         case F_GETFD:  // close-on-exec is the traced process's, kept in the fd map
-          return fds.get(c.traced_fd(0)).cloexec ? FD_CLOEXEC : 0;
+          return fds.get(c.key(0)).cloexec ? FD_CLOEXEC : 0;
         case F_SETFD:
-          fds.set_cloexec(c.traced_fd(0), c.a(2) & FD_CLOEXEC);
+          fds.set_cloexec(c.key(0), c.a(2) & FD_CLOEXEC);
           return 0;
         default:
           return unsupported();
@@ -593,7 +597,7 @@ int64_t CallExecutor::run(Ctx& c) const {
       struct stat st;
       if (::fstat(fd, &st) != 0) return -errno;
       if (!S_ISDIR(st.st_mode)) return -ENOTDIR;
-      std::string p = fds.path(c.traced_fd(0));
+      std::string p = fds.path(c.key(0));
       if (p.empty()) p = std::string(str(0));
       if (!p.empty() && p.front() == '/') c.proc.set_cwd(SandboxResolver::normalise(p));
       return 0;
@@ -712,8 +716,8 @@ int64_t CallExecutor::run(Ctx& c) const {
       int ai = e.nr == SYS_socketpair ? 3 : 0;
       auto v = static_cast<uint64_t>(c.a(ai));
       bool cloexec = e.nr == SYS_pipe2 && (c.a(1) & O_CLOEXEC);
-      install(static_cast<int>(v & 0xffffffffu), pair[0], cloexec, "");
-      install(static_cast<int>(v >> 32), pair[1], cloexec, "");
+      install(c.keys ? c.keys[ai] : static_cast<int>(v & 0xffffffffu), pair[0], cloexec, "");
+      install(c.keys ? c.keys[FdKeys::kPair2] : static_cast<int>(v >> 32), pair[1], cloexec, "");
       return 0;
     }
     case SYS_sendfile: {
@@ -806,13 +810,13 @@ CallOutcome CallExecutor::skip(const trace::Event& e, SkipReason why, ThreadScra
 }
 
 CallOutcome CallExecutor::execute(const trace::Event& e, ProcessState* proc, ThreadScratch& scratch,
-                                  const trace::StrId* resolved) const {
+                                  const trace::StrId* resolved, const int32_t* fd_keys) const {
   CallOutcome out;
   if (!proc) proc = procs_.find(e.pid);
   if (!proc) {
     out.skip = SkipReason::kUnknownProcess;
   } else {
-    Ctx c{e, *proc, scratch, resolved};
+    Ctx c{e, *proc, scratch, resolved, fd_keys};
     out.rvalue = run(c);
     out.skip = c.skip;
     if (c.emulated) {

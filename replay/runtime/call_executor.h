@@ -85,8 +85,10 @@ class CallExecutor {
   // process state (fds, cwd, mappings) and scratch.stats; compares the result with e.rvalue.
   // `resolved` (optional, 2 entries): the plan's absolute traced paths for the call's path
   // arguments in order (Request::path); kNoStr entries are resolved here from the traced cwd.
+  // `fd_keys` (optional, 8 entries): the request's fd-lifetime keys from plan_fd_keys(); without
+  // them the fd table is keyed by traced fd numbers.
   CallOutcome execute(const trace::Event& e, ProcessState* proc, ThreadScratch& scratch,
-                      const trace::StrId* resolved = nullptr) const;
+                      const trace::StrId* resolved = nullptr, const int32_t* fd_keys = nullptr) const;
   // Counts `e` as skipped for `why` without executing it (kUnsupported also counts its name).
   CallOutcome skip(const trace::Event& e, SkipReason why, ThreadScratch& scratch) const;
 

@@ -3,17 +3,19 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace rastro::replay {
 namespace {
 constexpr uint64_t kEmpty = (static_cast<uint64_t>(FdState::kNone) << 32) | 0xffffffffu;
 }
 
-FdTable::FdTable() : direct_(new std::atomic<uint64_t>[kDirect]) {
-  for (int i = 0; i < kDirect; ++i) direct_[i].store(kEmpty, std::memory_order_relaxed);
+FdTable::FdTable(int direct) : direct_n_(std::max(direct, 1)), direct_(new std::atomic<uint64_t>[static_cast<size_t>(direct_n_)]) {
+  for (int i = 0; i < direct_n_; ++i) direct_[i].store(kEmpty, std::memory_order_relaxed);
 }
 
 FdTable::~FdTable() {
-  for (int i = 0; i < kDirect; ++i) {
+  for (int i = 0; i < direct_n_; ++i) {
     FdLookup l = unpack(direct_[i].load(std::memory_order_relaxed));
     if (l.state == FdState::kOpen) ::close(l.fd);
   }
@@ -24,14 +26,14 @@ FdTable::~FdTable() {
 }
 
 FdLookup FdTable::get(int traced) const {
-  if (traced >= 0 && traced < kDirect) return unpack(direct_[traced].load(std::memory_order_acquire));
+  if (traced >= 0 && traced < direct_n_) return unpack(direct_[traced].load(std::memory_order_acquire));
   std::lock_guard lock(mu_);
   auto it = overflow_.find(traced);
   return it == overflow_.end() ? unpack(kEmpty) : unpack(it->second);
 }
 
 uint64_t FdTable::exchange(int traced, uint64_t v) {
-  if (traced >= 0 && traced < kDirect) return direct_[traced].exchange(v, std::memory_order_acq_rel);
+  if (traced >= 0 && traced < direct_n_) return direct_[traced].exchange(v, std::memory_order_acq_rel);
   std::lock_guard lock(mu_);
   auto [it, inserted] = overflow_.try_emplace(traced, kEmpty);
   uint64_t old = it->second;
@@ -72,7 +74,7 @@ std::string FdTable::path(int traced) const {
 
 void FdTable::close_cloexec() {
   std::vector<int> doomed;
-  for (int i = 0; i < kDirect; ++i) {
+  for (int i = 0; i < direct_n_; ++i) {
     if (get(i).cloexec) doomed.push_back(i);
   }
   {
@@ -88,7 +90,7 @@ void FdTable::close_cloexec() {
 }
 
 std::unique_ptr<FdTable> FdTable::copy() const {
-  auto out = std::make_unique<FdTable>();
+  auto out = std::make_unique<FdTable>(direct_n_);
   auto copy_one = [&](int traced, FdLookup l) {
     if (l.state == FdState::kOpen) {
       int d = fcntl(l.fd, F_DUPFD_CLOEXEC, 0);
@@ -101,7 +103,7 @@ std::unique_ptr<FdTable> FdTable::copy() const {
       out->set_state(traced, l.state);
     }
   };
-  for (int i = 0; i < kDirect; ++i) copy_one(i, get(i));
+  for (int i = 0; i < direct_n_; ++i) copy_one(i, get(i));
   std::vector<std::pair<int, uint64_t>> big;
   {
     std::lock_guard lock(mu_);
@@ -113,7 +115,7 @@ std::unique_ptr<FdTable> FdTable::copy() const {
 
 size_t FdTable::open_count() const {
   size_t n = 0;
-  for (int i = 0; i < kDirect; ++i) n += get(i).state == FdState::kOpen;
+  for (int i = 0; i < direct_n_; ++i) n += get(i).state == FdState::kOpen;
   std::lock_guard lock(mu_);
   for (auto& [k, v] : overflow_) n += unpack(v).state == FdState::kOpen;
   return n;

@@ -1,4 +1,7 @@
-// Traced fds -> replay fds, for one traced process (one fd table).
+// Traced fds -> replay fds, for one traced process (one fd table). The key is the traced fd number,
+// or — when the engines pass fd keys from plan_fd_keys() — one key per traced fd *lifetime*, so a
+// number the trace reused (thread A closes 3, thread B opens a new 3) never confuses two lifetimes
+// that the replay runs in a different order.
 //
 // Lookups are on the hot path of every read/write and happen concurrently from the replay threads
 // of one traced process, so the common range (traced fds below kDirect) is an array of atomic
@@ -37,7 +40,8 @@ class FdTable {
  public:
   static constexpr int kDirect = 4096;
 
-  FdTable();
+  // `direct`: how many keys get lock-free slots (engines size it to the plan's fd-lifetime count).
+  explicit FdTable(int direct = kDirect);
   ~FdTable();  // closes every replay fd still open
   FdTable(const FdTable&) = delete;
   FdTable& operator=(const FdTable&) = delete;
@@ -70,6 +74,7 @@ class FdTable {
   }
   uint64_t exchange(int traced, uint64_t v);
 
+  int direct_n_;
   std::unique_ptr<std::atomic<uint64_t>[]> direct_;
   mutable std::mutex mu_;
   std::unordered_map<int, uint64_t> overflow_;     // traced fds >= kDirect (or negative)

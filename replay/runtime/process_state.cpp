@@ -122,12 +122,12 @@ std::vector<ProcessSeed> process_seeds(const trace::Trace& trace) {
   return seeds;
 }
 
-ProcessTable::ProcessTable(std::span<const ProcessSeed> seeds) {
+ProcessTable::ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots) {
   int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   for (const ProcessSeed& s : seeds) {
     auto p = std::make_unique<ProcessState>();
     p->pid = s.pid;
-    p->fds = std::make_shared<FdTable>();
+    p->fds = std::make_shared<FdTable>(fd_slots);
     p->inherited_fds = s.inherited_fds;
     p->set_cwd(s.cwd);
     for (int fd : s.inherited_fds) {
@@ -172,6 +172,72 @@ void ProcessTable::spawn(int32_t parent_pid, int32_t child_tid, uint64_t clone_f
     child->fds = std::move(copy);
   }
   child->set_cwd(parent->cwd());
+}
+
+FdKeys plan_fd_keys(const Plan& plan, std::vector<ProcessSeed>* seeds) {
+  FdKeys out;
+  *seeds = process_seeds(plan.trace);
+  std::unordered_map<int32_t, std::map<int, int32_t>> current;  // pid -> traced fd -> key
+  std::unordered_map<int32_t, int32_t> tid_to_pid;
+  for (ProcessSeed& s : *seeds) {
+    auto& cur = current[s.pid];
+    for (int& fd : s.inherited_fds) {
+      int32_t k = out.count++;
+      cur[fd] = k;
+      fd = k;
+    }
+    for (int32_t t : s.tids) tid_to_pid[t] = s.pid;
+  }
+  out.keys.assign(plan.requests.size(), {-1, -1, -1, -1, -1, -1, -1, -1});
+  for (size_t r = 0; r < plan.requests.size(); ++r) {
+    const trace::Event& e = plan.trace.events[plan.requests[r].event];
+    auto& keys = out.keys[r];
+    auto& cur = current[e.pid];
+    const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
+    if (!info) continue;
+    std::string_view name = info->name;
+    bool dup2_like = name == "dup2" || name == "dup3";
+    bool ok = !e.failed() && !(e.flags & trace::kEventUnfinished);
+    for (int i = 0; i < e.nargs; ++i) {
+      const trace::Arg& a = e.arg(i);
+      bool use = a.type == trace::ArgType::kFd || (a.type == trace::ArgType::kDirFd && a.value != AT_FDCWD);
+      if (!use || (dup2_like && i == 1) || a.value < 0 || a.value > INT32_MAX) continue;
+      auto it = cur.find(static_cast<int>(a.value));
+      keys[static_cast<size_t>(i)] = it != cur.end() ? it->second : out.count++;
+    }
+    auto create = [&](int fd, size_t slot) {
+      int32_t k = out.count++;
+      keys[slot] = k;
+      if (ok) cur[fd] = k;
+    };
+    if (info->ret == trace::ReturnKind::kFd || (name == "fcntl" && e.nargs > 1 && is_fd_creating_fcntl(e.arg(1).value))) {
+      create(static_cast<int>(e.rvalue), FdKeys::kRet);
+    }
+    if (dup2_like && e.nargs > 1) {
+      if (e.arg(0).value == e.arg(1).value) {
+        keys[1] = keys[0];
+      } else {
+        create(static_cast<int>(e.arg(1).value), 1);
+      }
+    }
+    for (int i = 0; i < e.nargs; ++i) {
+      if (e.arg(i).type != trace::ArgType::kFdPair) continue;
+      auto v = static_cast<uint64_t>(e.arg(i).value);
+      create(static_cast<int>(v & 0xffffffffu), static_cast<size_t>(i));
+      create(static_cast<int>(v >> 32), FdKeys::kPair2);
+    }
+    if (info->ret == trace::ReturnKind::kPid && ok && e.rvalue > 0) {
+      auto t = tid_to_pid.find(static_cast<int32_t>(e.rvalue));
+      int32_t child = t == tid_to_pid.end() ? static_cast<int32_t>(e.rvalue) : t->second;
+      if (child != e.pid) {
+        auto& ch = current[child];
+        std::map<int, int32_t> copy = cur;
+        for (auto& [fd, k] : ch) copy.try_emplace(fd, k);  // the child's own unknown-origin fds
+        ch = std::move(copy);
+      }
+    }
+  }
+  return out;
 }
 
 std::vector<int64_t> spawn_requests(const Plan& plan) {

@@ -6,6 +6,7 @@
 // their process up once and never take a lock to find it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -60,7 +61,8 @@ struct ProcessState {
 class ProcessTable {
  public:
   // Creates every process with its inherited fds duplicated from /dev/null.
-  explicit ProcessTable(std::span<const ProcessSeed> seeds);
+  // `fd_slots`: lock-free fd-table slots per process (FdKeys::count when fd keys are used).
+  explicit ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots = FdTable::kDirect);
   // nullptr for a pid that was not seeded.
   ProcessState* find(int32_t pid) const;
   // A traced clone/fork/vfork in `parent_pid` that created `child_tid`. A new process gets a copy
@@ -71,6 +73,20 @@ class ProcessTable {
   std::unordered_map<int32_t, std::unique_ptr<ProcessState>> procs_;
   std::unordered_map<int32_t, int32_t> tid_to_pid_;
 };
+
+// One key per traced fd lifetime, per plan request: keys[r][i] for fd/dirfd argument i (uses, and
+// dup2/dup3's target, which is created), keys[r][kRet] for an fd the call returns, keys[r][kPair2]
+// for the second fd of a pipe/socketpair. -1 = no fd there. Computed in plan (begin) order per
+// traced process (fork copies the parent's current lifetimes). A use with no earlier creation in
+// its process gets a fresh key that is never created ("use before open"), except inherited fds.
+struct FdKeys {
+  static constexpr int kRet = 6;
+  static constexpr int kPair2 = 7;
+  std::vector<std::array<int32_t, 8>> keys;
+  int32_t count = 0;
+};
+// Also returns the process seeds with inherited_fds expressed as keys.
+FdKeys plan_fd_keys(const Plan& plan, std::vector<ProcessSeed>* seeds);
 
 // For each plan thread, the request (index into plan.requests) of the clone/fork that created it,
 // or -1. A thread's first request must wait for it: the child's fd table is copied there.

@@ -11,14 +11,14 @@
 namespace rastro::replay {
 
 inline void issue_request(const CallExecutor& exec, const trace::Event& e, RequestAction action,
-                          const trace::StrId* resolved_paths, ProcessState* proc, ThreadScratch& scratch,
-                          RequestRecord* rec) {
+                          const trace::StrId* resolved_paths, const int32_t* fd_keys, ProcessState* proc,
+                          ThreadScratch& scratch, RequestRecord* rec) {
   CallOutcome out;
   rec->begin_ns = monotonic_ns();
   switch (action) {
     case RequestAction::kReplay:
     case RequestAction::kLifecycle:  // emulated: updates fd tables on fork/exec
-      out = exec.execute(e, proc, scratch, resolved_paths);
+      out = exec.execute(e, proc, scratch, resolved_paths, fd_keys);
       break;
     case RequestAction::kSkipUnknown:
       out = exec.skip(e, SkipReason::kUnsupported, scratch);

@@ -178,3 +178,36 @@ TEST(EngineMicroReplay, ForkedChildUsesCopiedFds) {
 
 }  // namespace
 }  // namespace rastro::replay
+
+namespace rastro::replay {
+namespace {
+
+// Real traces reuse fd numbers across threads (thread A closes 3, thread B later opens a new 3).
+// Replayed concurrently, the two lifetimes must not be confused (fd keys per lifetime).
+TEST(EngineMicroReplay, ReusedFdNumbersAcrossThreadsStayApart) {
+  TraceBuilder b;
+  b.add(1, 10, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/a"}, 1'000'000);
+  for (int i = 0; i < 50; ++i) b.add(1, 10, "write", {3, 0, 10}, 10, {}, 1'001'000 + i * 100);
+  b.add(1, 10, "close", {3}, 0, {}, 1'010'000);
+  b.add(1, 11, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/b"}, 1'020'000);
+  for (int i = 0; i < 50; ++i) b.add(1, 11, "write", {3, 0, 20}, 20, {}, 1'021'000 + i * 100);
+  b.add(1, 11, "close", {3}, 0, {}, 1'030'000);
+  trace::Trace t = b.take();
+  for (Ordering ord : {Ordering::kThread, Ordering::kFs}) {
+    auto plan = infer_plan(t, ord).take();
+    for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
+      for (int rep = 0; rep < 5; ++rep) {
+        testing::TempDir root;
+        SandboxResolver sb(root.path());
+        EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
+        EXPECT_EQ(res.stats.skipped_total(), 0u);
+        EXPECT_EQ(res.stats.mismatched, 0u);
+        EXPECT_EQ(std::filesystem::file_size(root.sub("a")), 500u);
+        EXPECT_EQ(std::filesystem::file_size(root.sub("b")), 1000u);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rastro::replay
