@@ -161,13 +161,16 @@ int shell_status(int wait_status) {
   return 1;
 }
 
-int wait_all_children(pid_t main_pid) {
+int wait_all_children(pid_t main_pid, const std::function<void()>& on_interrupt) {
   int result = 0;
   for (;;) {
     int status;
     pid_t p = ::waitpid(-1, &status, __WALL);
     if (p < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR) {
+        if (on_interrupt) on_interrupt();
+        continue;
+      }
       break;  // ECHILD: nothing left
     }
     if (p == main_pid && (WIFEXITED(status) || WIFSIGNALED(status))) result = shell_status(status);

@@ -68,6 +68,7 @@ int shell_status(int wait_status);
 
 // Reaps children (direct ones and adopted orphans) until none is left; returns the shell status
 // of `main_pid`. Used by backends that do not trace with ptrace themselves.
-int wait_all_children(pid_t main_pid);
+// `on_interrupt` runs whenever a signal (e.g. a stop request) interrupts the wait.
+int wait_all_children(pid_t main_pid, const std::function<void()>& on_interrupt = nullptr);
 
 }  // namespace rastro::capture

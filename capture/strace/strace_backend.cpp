@@ -5,6 +5,7 @@
 // taken right before strace starts maps them onto CLOCK_MONOTONIC (the trace's one clock), so
 // strace traces line up with the other backends'.
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -80,10 +81,17 @@ class StraceBackend final : public Backend {
     WorkloadLauncher launcher;
     become_subreaper();
     pid_t pid = launcher.spawn(spec);
-    set_stop_forward_pid(pid);
     launcher.release();
-    int status = wait_all_children(pid);
-    set_stop_forward_pid(0);
+    // A stop request goes to the workload, not to strace: strace would detach and kill it
+    // without a trace of how it ended. strace's children are the workload's first processes.
+    int forwarded = 0;
+    int status = wait_all_children(pid, [&] {
+      if (!stop_requested() || forwarded >= 2) return;
+      int sig = forwarded++ == 0 ? stop_signal() : SIGKILL;
+      std::ifstream children(fmt::format("/proc/{}/task/{}/children", pid, pid));
+      int child;
+      while (children >> child) ::kill(child, sig);
+    });
     std::string failure = launcher.launch_failure();
     if (!failure.empty()) throw Error(failure, 127);
 
