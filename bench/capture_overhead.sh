@@ -75,7 +75,7 @@ for op in write pread; do
   row "strace -f -ttt -T --seccomp-bpf -e $sys" strace -f -ttt -T -y --seccomp-bpf -e trace=$sys -o "$TMP/s.log" $(loop_n $NS)
   row "strace (same) pinned (taskset -c 0)" taskset -c 0 strace -f -ttt -T -y --seccomp-bpf -e trace=$sys -o "$TMP/s.log" $(loop_n $NS)
   if command -v perf >/dev/null 2>&1; then
-    row "perf trace -e $sys" perf trace -q -o "$TMP/p.log" -e $sys -- $(loop_n $NS)
+    row "perf trace -e $sys" perf trace -o "$TMP/p.log" -e $sys -- $(loop_n $NS)
   fi
   if command -v bpftrace >/dev/null 2>&1; then
     row "bpftrace count sys_enter_$sys" bpftrace -q -e "tracepoint:syscalls:sys_enter_$sys /pid == cpid/ { @n = count(); }" -c "$(loop_n $N)"
