@@ -40,6 +40,10 @@ class BinaryReader {
   // Decodes the next events block and appends its events to `out`; false when there is none.
   bool next_block(std::vector<Event>* out);
 
+  // Events announced by the block headers from the current position on (no payload is read or
+  // checked): a size hint for reserving memory, exact for an undamaged file.
+  uint64_t count_remaining_events();
+
   // Final once next()/next_block() returned false.
   const ReadReport& report() const { return report_; }
   uint64_t events_read() const { return events_; }
