@@ -3,6 +3,8 @@
 // (-y annotations, unfinished/resumed pairs, errno returns, ns timestamps) is strace's own.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,17 +17,21 @@ namespace {
 using namespace rastro::trace;
 
 std::string fixture_mix(size_t min_lines, size_t* lines) {
+  // CMake compiles with absolute paths, so the fixtures are found next to this file.
+  static const std::filesystem::path dir =
+      std::filesystem::path(__FILE__).parent_path().parent_path() / "tests/fixtures/strace";
   std::string one;
   for (const char* n : {"tar.log", "mt_writer.log", "ns_times.log", "sqlite3.log", "git_init.log", "cp_r.log"}) {
-    // CMake compiles with absolute paths, so the fixtures are found next to this file.
-    static const std::filesystem::path dir =
-        std::filesystem::path(__FILE__).parent_path().parent_path() / "tests/fixtures/strace";
     std::ifstream in(dir / n, std::ios::binary);
     std::ostringstream s;
     s << in.rdbuf();
     one += s.str();
   }
   size_t per = static_cast<size_t>(std::count(one.begin(), one.end(), '\n'));
+  if (per == 0) {
+    std::fprintf(stderr, "strace_import_bench: fixtures not found in %s\n", dir.c_str());
+    std::exit(1);
+  }
   std::string all;
   *lines = 0;
   while (*lines < min_lines) {
