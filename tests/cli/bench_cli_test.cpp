@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -189,6 +190,29 @@ TEST(BenchCli, ReferenceCallsAreTheSyscallsStraceSees) {
   EXPECT_EQ(st["pread64"], tr["pread64"]);
   EXPECT_EQ(st["close"], tr["close"] + 2);   // + the prepare step's reuse check (open, fstat, close)
   EXPECT_EQ(st["openat"], tr["openat"] + 2);
+
+  // The offsets strace decodes are the ones in the reference trace, in order (one worker thread
+  // and only pread64 traced, so no line is split into unfinished/resumed halves).
+  ShellRun r1 = sh("strace -f -qq -e trace=pread64 -o " + log + " " + kRastro + " bench micro --type rr --threads 1 " +
+                   "--ops 200 --file-size 4M --seed 99 --dir " + d.path + "/data -o " + ref);
+  ASSERT_EQ(r1.status, 0) << r1.out;
+  std::vector<long long> strace_offsets;
+  {
+    std::ifstream in(log);
+    std::regex pread(R"(pread64\(.*, 4096, (\d+)\) += 4096\s*$)");
+    std::string line;
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (std::regex_search(line, m, pread)) strace_offsets.push_back(std::stoll(m[1]));
+    }
+  }
+  std::vector<long long> trace_offsets;
+  const auto t1 = rastro::trace::read_trace(ref);
+  for (const auto& e : t1.events) {
+    if (rastro::trace::function_name(e, t1.strings) == "pread64") trace_offsets.push_back(e.arg(3).value);
+  }
+  EXPECT_EQ(trace_offsets.size(), 200u);
+  EXPECT_EQ(strace_offsets, trace_offsets);
 
   // Fileserver: read/write/unlinkat/newfstatat as strace names them, on the file set.
   const std::string ref2 = d.path + "/fs.rastro";
