@@ -193,7 +193,8 @@ static __noinline int read_fd_path(struct fs_task *t, int k, int fd)
   struct task_struct *task = bpf_get_current_task_btf();
   struct fdtable *fdt;
   struct file **fda;
-  struct file *f = NULL;
+  struct file *f = NULL, *ft;
+  struct fs_struct *fs = NULL;
   struct dentry *dn, *dt;
   struct fd_key key = {};
   struct fd_key *cached;
@@ -204,10 +205,9 @@ static __noinline int read_fd_path(struct fs_task *t, int k, int fd)
 
   if (fd == FS_AT_FDCWD) {
     /* The *at calls' AT_FDCWD names the working directory: resolve it like strace -y does. */
-    struct fs_struct *fs = BPF_CORE_READ(task, fs);
+    fs = BPF_CORE_READ(task, fs);
     slot = FS_SLOT_CWD;
     dn = BPF_CORE_READ(fs, pwd.dentry);
-    vm = BPF_CORE_READ(fs, pwd.mnt);
     key.file = 1;  /* "the cwd": never a struct file address */
   } else {
     if (fd < 0) return 0;  /* an invalid fd: nothing to resolve */
@@ -217,8 +217,8 @@ static __noinline int read_fd_path(struct fs_task *t, int k, int fd)
     if (!fdt || (unsigned int)fd >= fdt->max_fds) goto unknown;
     fda = fdt->fd;
     if (bpf_probe_read_kernel(&f, sizeof(f), &fda[fd]) || !f) goto unknown;
-    dn = BPF_CORE_READ(f, f_path.dentry);
-    vm = BPF_CORE_READ(f, f_path.mnt);
+    ft = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
+    dn = ft->f_path.dentry;  /* direct load: this is the hot path of every fd argument */
     key.file = (__u64)f;
   }
   if (!dn) goto unknown;
@@ -234,6 +234,11 @@ static __noinline int read_fd_path(struct fs_task *t, int k, int fd)
     e->fd_same |= 1 << k;
     return 0;
   }
+  /* Cache miss: the mount is only needed for the walk. */
+  if (slot == FS_SLOT_CWD)
+    vm = BPF_CORE_READ(fs, pwd.mnt);
+  else
+    vm = BPF_CORE_READ(f, f_path.mnt);
   w.t = t;
   w.d = dn;
   w.vm = vm;
