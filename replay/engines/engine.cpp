@@ -100,10 +100,10 @@ void backoff(uint32_t& round) {
   ++round;
   if (round < 256) {
     CompletionFlag::cpu_relax();
-  } else if (round < 512) {
+  } else if (round < 4096) {
     std::this_thread::yield();
   } else {
-    timespec ts{0, 20'000};
+    timespec ts{0, 5'000};
     nanosleep(&ts, nullptr);
   }
 }
