@@ -41,7 +41,6 @@ void run_import(const ImportArgs& a) {
   if (a.ff) {
     auto files = find_strace_ff_files(a.log);
     if (files.empty()) {
-      std::ifstream probe(a.log);
       throw rastro::Error(fmt::format("{}: no strace -ff files '{}.<pid>' found", a.log, a.log));
     }
     rep = import_strace_ff(files, sink, opt);
