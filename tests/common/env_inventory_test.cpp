@@ -30,9 +30,13 @@ TEST(EnvInventory, AgreesWithTheSystemsOwnTools) {
   EXPECT_GT(env["memory_bytes"].get<uint64_t>(), 0u);
   // util-linux's findmnt names the file system of a path independently of our mountinfo walk.
   std::string fstype = run("findmnt -n -o FSTYPE -T /tmp 2>/dev/null");
-  if (!fstype.empty()) EXPECT_EQ(env["target"]["fs_type"], fstype);
+  if (!fstype.empty()) {
+    EXPECT_EQ(env["target"]["fs_type"], fstype);
+  }
   std::string target = run("findmnt -n -o TARGET -T /tmp 2>/dev/null");
-  if (!target.empty()) EXPECT_EQ(env["target"]["mount_point"], target);
+  if (!target.empty()) {
+    EXPECT_EQ(env["target"]["mount_point"], target);
+  }
   if (::access("/usr/bin/strace", X_OK) == 0) {
     ASSERT_TRUE(env["tools"].contains("strace"));
     EXPECT_NE(env["tools"]["strace"].get<std::string>().find("strace"), std::string::npos);

@@ -138,14 +138,17 @@ void check_against_report(const std::string& name, const Captured& c, int proces
     EXPECT_LE(e.begin_ns, e.end_ns) << name << " seq " << e.seq;
     const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
     bool no_return = info && info->ret == trace::ReturnKind::kNoReturn && e.nr != 59 && e.nr != 322;
-    if (!no_return && !(e.flags & trace::kEventUnfinished))
+    if (!no_return && !(e.flags & trace::kEventUnfinished)) {
       EXPECT_GT(e.duration_ns(), 0) << name << " seq " << e.seq << " " << trace::function_name(e, c.trace.strings);
+    }
   }
   for (const auto& [role, ids] : c.report.roles) {
     EXPECT_TRUE(pids.count(ids.first)) << name << ": process of " << role << " (pid " << ids.first << ") missing";
     EXPECT_TRUE(tids.count(ids.second)) << name << ": thread " << role << " (tid " << ids.second << ") missing";
     for (const auto& e : c.trace.events)
-      if (e.tid == ids.second) EXPECT_EQ(e.pid, ids.first) << name << ": wrong pid for tid " << e.tid;
+      if (e.tid == ids.second) {
+        EXPECT_EQ(e.pid, ids.first) << name << ": wrong pid for tid " << e.tid;
+      }
   }
   // Every call the program reports is in the trace: same thread, function, rvalue and path
   // (the path argument, or the fd's path).
