@@ -8,6 +8,7 @@ PKGS=(
   libboost-dev libboost-graph-dev libboost-math-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   strace linux-perf bpftrace
+  systemtap  # only `stap -p1` (script syntax check) runs on the project kernel: no modules, no headers
   r-base-core
 )
 missing=()
