@@ -70,7 +70,28 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+// With several campaigns in one report, each campaign's own reference replicates stay its own:
+// the reference of a replay campaign is named apart from the capture campaign's.
+std::string display_instrument(const RunSpec& spec, CampaignKind kind, bool several) {
+  std::string name = spec.catalogue_instrument();
+  if (several && kind != CampaignKind::kCapture && name == "reference") name += fmt::format(" ({} campaign)", kind_name(kind));
+  return name;
+}
+
 }  // namespace
+
+std::vector<calibration::CatalogueEntry> analyze_campaigns(const std::vector<CampaignResults>& campaigns) {
+  std::vector<calibration::CatalogueEntry> all;
+  for (const auto& c : campaigns) {
+    auto entries = calibration::analyze_results(experiment_rows({c}));
+    for (auto& e : entries) {
+      if (campaigns.size() > 1 && c.config.kind != CampaignKind::kCapture && e.instrument == "reference")
+        e.instrument += fmt::format(" ({} campaign)", kind_name(c.config.kind));
+      all.push_back(std::move(e));
+    }
+  }
+  return all;
+}
 
 std::string results_csv(const std::vector<CampaignResults>& campaigns) {
   std::string out = "instrument,type,level,background,replicate,measured,reference,reference_u\n";
@@ -81,8 +102,7 @@ std::string results_csv(const std::vector<CampaignResults>& campaigns) {
 }
 
 nlohmann::json build_catalogue(const std::vector<CampaignResults>& campaigns) {
-  auto rows = experiment_rows(campaigns);
-  auto entries = calibration::analyze_results(rows);
+  auto entries = analyze_campaigns(campaigns);
   nlohmann::json cat;
   cat["generator"] = "rastro validate";
   cat["measurand"] = "file-system response time: mean (end - begin) of the workload's data requests per experiment, in microseconds";
@@ -109,7 +129,7 @@ nlohmann::json build_catalogue(const std::vector<CampaignResults>& campaigns) {
   std::map<std::string, Info> infos;
   for (const auto& c : campaigns)
     for (const auto& r : c.runs) {
-      std::string name = r.spec.catalogue_instrument();
+      std::string name = display_instrument(r.spec, c.config.kind, campaigns.size() > 1);
       Info& info = infos[name];
       info.kind = instrument_kind(name, c.config.kind);
       info.levels.insert(r.spec.level);
@@ -168,12 +188,27 @@ ReportFiles write_report(const std::string& dir, const std::vector<CampaignResul
     std::filesystem::rename(tmp, path);
   };
   nlohmann::json catalogue = build_catalogue(campaigns);
-  write(files.csv, results_csv(campaigns));
+  // One results file per campaign: `rastro analyze` on it reproduces that campaign's entries.
+  if (campaigns.size() == 1) {
+    write(files.csv, results_csv(campaigns));
+  } else {
+    files.csv.clear();
+    for (const auto& c : campaigns) {
+      std::string path = fmt::format("{}/results-{}.csv", dir, kind_name(c.config.kind));
+      write(path, results_csv({c}));
+      files.csv += (files.csv.empty() ? "" : " ") + path;
+    }
+  }
   write(files.json, catalogue.dump(2));
   write(files.markdown, markdown_catalogue(catalogue));
-  auto entries = calibration::analyze_results(experiment_rows(campaigns));
+  auto entries = analyze_campaigns(campaigns);
   write(files.html, html_report(catalogue, entries, campaigns));
   return files;
+}
+
+std::string level_text(const nlohmann::json& v) {
+  if (v.is_number() && std::floor(v.get<double>()) == v.get<double>()) return std::to_string(static_cast<long long>(v.get<double>()));
+  return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
 std::string summary_table(const nlohmann::json& catalogue) {
@@ -192,7 +227,7 @@ std::string summary_table(const nlohmann::json& catalogue) {
       if (e.contains("after_calibration") && e["after_calibration"].is_object())
         U = num(e["after_calibration"]["U_rel"], "{:.2f}") + " (" + U + ")";
       out += fmt::format("{:<34} {:<8} {:>3} {:>3} {:>11} {:>11} {:>9} {:>10}\n", inst["instrument"].get<std::string>(),
-                         e["type"].get<std::string>(), e["level"].dump(), e["n"].get<size_t>(),
+                         e["type"].get<std::string>(), level_text(e["level"]), e["n"].get<size_t>(),
                          num(e["mean"], "{:.3f}"), num(e["reference_mean"], "{:.3f}"), num(e["bias_rel"], "{:+.2f}"), U);
     }
   }

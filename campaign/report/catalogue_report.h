@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calibration/catalogue_entry.h"
 #include "campaign/campaign_config.h"
 #include "campaign/results_store.h"
 
@@ -22,14 +23,19 @@ struct CampaignResults {
 };
 
 struct ReportFiles {
-  std::string csv, json, markdown, html;
+  std::string csv, json, markdown, html;  // csv: one path, or one per campaign (space-separated)
 };
 
 // Rows of the analyze contract: instrument,type,level,background,replicate,measured,reference,reference_u.
 std::string results_csv(const std::vector<CampaignResults>& campaigns);
+// Entries of every campaign, each analysed on its own rows (so a campaign's reference replicates
+// are the F-test reference of that campaign only).
+std::vector<calibration::CatalogueEntry> analyze_campaigns(const std::vector<CampaignResults>& campaigns);
 nlohmann::json build_catalogue(const std::vector<CampaignResults>& campaigns);
 ReportFiles write_report(const std::string& dir, const std::vector<CampaignResults>& campaigns);
 // A short plain-text table of the catalogue for the terminal.
 std::string summary_table(const nlohmann::json& catalogue);
+// A level or background value as people write it ("1", not "1.0").
+std::string level_text(const nlohmann::json& v);
 
 }  // namespace rastro::campaign

@@ -220,7 +220,7 @@ std::string summary_html(const nlohmann::json& cat) {
       if (e["after_calibration"].is_object()) U = num(e["after_calibration"]["U_rel"], "{:.2f}") + " (" + U + ")";
       std::string sig = e["bias_significant"].is_boolean() ? (e["bias_significant"].get<bool>() ? "yes" : "no") : "n/a";
       h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       name, status, xml_escape(e["type"].get<std::string>()), e["level"].dump(), e["background"].dump(), e["n"].dump(),
+                       name, status, xml_escape(e["type"].get<std::string>()), level_text(e["level"]), level_text(e["background"]), e["n"].dump(),
                        num(e["mean"], "{:.3f}"), num(e["reference_mean"], "{:.3f}"), num(e["precision_rel"], "{:.2f}"),
                        num(e["bias_rel"], "{:+.2f}"), sig, U);
     }
@@ -241,7 +241,7 @@ tr.na td{color:#a00;text-align:left}.plots svg{margin:6px;border:1px solid #eee}
   h += "<p><b>Measurand:</b> " + xml_escape(cat["measurand"].get<std::string>()) + ".<br><b>Environment:</b> " +
        xml_escape(describe_environment(cat["environment"])) +
        ".<br>Precision relative to the measured mean, bias relative to the reference mean; U expanded with k = 2 (95.5 %). "
-       "Every number can be recomputed with <code>rastro analyze results.csv</code>; details in catalogue.md / catalogue.json.</p>\n";
+       "Every number can be recomputed with <code>rastro analyze</code> on the campaign's results CSV (results.csv, or results-KIND.csv per campaign); details in catalogue.md / catalogue.json.</p>\n";
   h += section("Catalogue", "One row per instrument × workload type × load level × background level.", summary_html(cat));
   h += section("Uncertainty components", "Random error (precision), systematic error (bias uncertainty) and combined expanded uncertainty per cell (thesis Fig. 5.4).",
                components_plot(entries));
