@@ -165,7 +165,8 @@ std::string bar_chart(const ChartText& text, const std::vector<std::string>& bar
   pad_range(y0, y1);
   if (y0 > 0) y0 = 0;
   Frame f{width, height};
-  f.bottom = 70;
+  f.bottom = 90;  // rotated category labels
+  f.left = 130;   // ... which reach left of their bar
   f.x0 = 0, f.x1 = static_cast<double>(std::max<size_t>(groups.size(), 1)), f.y0 = y0, f.y1 = y1;
   std::string s = axes(f, text, false);
   size_t nbars = std::max<size_t>(bar_names.size(), 1);
@@ -186,7 +187,7 @@ std::string bar_chart(const ChartText& text, const std::vector<std::string>& bar
     }
     double cx = (gx0 + gx1) / 2;
     s += fmt::format(R"svg(<text transform="translate({:.1f},{}) rotate(-30)" text-anchor="end">{}</text>)svg", cx,
-                     f.height - f.bottom + 14, xml_escape(groups[g].label));
+                     f.height - f.bottom + 14, xml_escape(groups[g].label.substr(0, 28)));
   }
   if (y0 < 0) s += fmt::format(R"(<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" stroke="#333"/>)", f.left, f.width - f.right, f.py(0), f.py(0));
   s += legend(f, bar_names);
