@@ -20,6 +20,17 @@
 #include "replay/runtime/process_state.h"
 #include "replay/runtime/request_runner.h"
 
+// Boost.Lockfree's freelist reads a node's tagged `next` pointer non-atomically while another
+// thread may recycle the node; the value read then fails the CAS and is discarded, which is the
+// algorithm's design (a known ThreadSanitizer false positive of boost::lockfree::queue). Only that
+// library frame is suppressed; races in rastro's own code still halt the TSan run.
+#if defined(__SANITIZE_THREAD__)
+extern "C" const char* __tsan_default_suppressions() {
+  return "race:boost::lockfree::detail::tagged_ptr\n"
+         "race:boost::lockfree::detail::freelist_stack\n";
+}
+#endif
+
 namespace rastro::replay {
 
 EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, const EngineOptions& options) {
