@@ -57,7 +57,9 @@ inline Trace random_trace(size_t n, uint32_t seed) {
     e.tid = e.pid + static_cast<int32_t>(pick(4));
     clock += static_cast<int64_t>(pick(100000));
     e.begin_ns = pick(50) == 0 ? value() : clock;
-    e.end_ns = pick(50) == 0 ? value() : e.begin_ns + static_cast<int64_t>(pick(1000000));
+    // Wrapping add: begin may be an extreme value (signed overflow would be UB).
+    e.end_ns = pick(50) == 0 ? value()
+                             : static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) + pick(1000000));
     if (pick(8) == 0) {
       e.nr = pick(2) ? -1 : 400 + static_cast<int32_t>(pick(50));
       e.name = ids[1 + pick(ids.size() - 1)];
@@ -74,7 +76,7 @@ inline Trace random_trace(size_t n, uint32_t seed) {
     e.rvalue = value();
     e.flags = static_cast<uint32_t>(pick(32));
     if (e.flags & kEventReplayed) {
-      e.planned_ns = e.begin_ns - static_cast<int64_t>(pick(1000));
+      e.planned_ns = static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) - pick(1000));
       e.expected_rvalue = value();
     }
     if (e.flags & kEventCalibrated) e.raw_end_ns = value();

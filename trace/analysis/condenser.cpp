@@ -26,7 +26,8 @@ struct Acc {
       ++row.unfinished;
       return;
     }
-    int64_t d = e.duration_ns();
+    // Wrapping subtraction: a damaged trace may hold extreme timestamps (no signed overflow).
+    auto d = static_cast<int64_t>(static_cast<uint64_t>(e.end_ns) - static_cast<uint64_t>(e.begin_ns));
     durations.push_back(d);
     sum += static_cast<double>(d);
   }

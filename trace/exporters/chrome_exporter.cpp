@@ -25,11 +25,12 @@ namespace {
 using exporters::append_json_string;
 
 void append_us(std::string& out, int64_t ns) {
+  uint64_t u = static_cast<uint64_t>(ns);
   if (ns < 0) {
     out.push_back('-');
-    ns = -ns;
+    u = 0 - u;  // well defined for INT64_MIN too
   }
-  fmt::format_to(std::back_inserter(out), "{}.{:03}", ns / 1000, ns % 1000);
+  fmt::format_to(std::back_inserter(out), "{}.{:03}", u / 1000, u % 1000);
 }
 
 class ChromeExporter final : public Exporter {
@@ -46,10 +47,10 @@ void append_event(std::string& out, const Trace& t, const Event& e, int64_t orig
   append_json_string(out, function_name(e, t.strings));
   fmt::format_to(std::back_inserter(out), ",\"cat\":\"syscall\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":",
                  e.pid, e.tid);
-  append_us(out, e.begin_ns - origin);
+  append_us(out, static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) - static_cast<uint64_t>(origin)));
   out += ",\"dur\":";
   bool unfinished = e.flags & kEventUnfinished;
-  append_us(out, unfinished ? 0 : std::max<int64_t>(0, e.duration_ns()));
+  append_us(out, unfinished ? 0 : std::max<int64_t>(0, exporters::duration_ns(e)));
   fmt::format_to(std::back_inserter(out), ",\"args\":{{\"seq\":{}", e.seq);
   std::set<std::string> used;
   for (int i = 0; i < e.nargs; ++i) {

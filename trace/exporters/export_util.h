@@ -15,6 +15,11 @@ std::string_view arg_type_name(ArgType t);
 // The symbolic errno name ("ENOENT") of a failed event's error number, or "" when unknown.
 std::string_view errno_name(int err);
 
+// end - begin without signed overflow (damaged or synthetic traces may hold extreme values).
+inline int64_t duration_ns(const Event& e) {
+  return static_cast<int64_t>(static_cast<uint64_t>(e.end_ns) - static_cast<uint64_t>(e.begin_ns));
+}
+
 bool is_valid_utf8(std::string_view s);
 
 // Appends `s` as a JSON string literal (quotes included). Bytes that are not valid UTF-8 are

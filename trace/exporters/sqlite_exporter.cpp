@@ -131,7 +131,7 @@ class SqliteExporter final : public Exporter {
         c += 2;  // end and duration are unknown: NULL
       } else {
         sqlite3_bind_int64(s, c++, e.end_ns);
-        sqlite3_bind_int64(s, c++, e.duration_ns());
+        sqlite3_bind_int64(s, c++, exporters::duration_ns(e));
       }
       bind_string(s, c++, function_name(e, trace.strings));
       sqlite3_bind_int64(s, c++, e.nr);
