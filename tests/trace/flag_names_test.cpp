@@ -96,7 +96,8 @@ TEST(FlagNames, ErrnoNamesAndTextsMatchLibc) {
     EXPECT_EQ(errno_number(name), n);
   }
   for (int e = 1; e < 134; ++e) {
-    EXPECT_EQ(errno_description(e), std::strerror(e)) << e;
+    std::string libc = std::strerror(e);  // copy: the next strerror() may free its buffer
+    EXPECT_EQ(errno_description(e), libc) << e;
     EXPECT_EQ(errno_number(errno_name(e)), e) << e;
   }
   EXPECT_EQ(errno_number("EWOULDBLOCK"), EAGAIN);
