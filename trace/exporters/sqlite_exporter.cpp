@@ -41,8 +41,13 @@ class Db {
  public:
   Db(const std::string& path, const std::string& shown) : shown_(shown) {
     if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-        SQLITE_OK)
-      fail("cannot create the database");
+        SQLITE_OK) {
+      // sqlite allocates a handle even when open fails; the destructor will not run, close it here.
+      std::string msg = fmt::format("{}: cannot create the database: {}", shown_,
+                                    db_ ? sqlite3_errmsg(db_) : "out of memory");
+      sqlite3_close(db_);
+      throw Error(msg);
+    }
   }
   ~Db() {
     sqlite3_finalize(header_);
