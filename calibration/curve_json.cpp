@@ -67,9 +67,24 @@ nlohmann::json to_json(const CalibrationCurve& c) {
   return j;
 }
 
+namespace {
+CalibrationCurve parse_curve(const nlohmann::json& j, const std::string& src);
+}
+
+// Any JSON type mismatch the checks below miss becomes a rastro::Error naming the file, never an
+// escaping nlohmann exception (found by tests/fuzz, F2 in docs/reliability.md).
 CalibrationCurve curve_from_json(const nlohmann::json& j, const std::string& src) {
+  try {
+    return parse_curve(j, src);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: malformed calibration curve: {}", src, e.what()));
+  }
+}
+
+namespace {
+CalibrationCurve parse_curve(const nlohmann::json& j, const std::string& src) {
   if (!j.is_object()) throw Error(fmt::format("{}: a calibration curve must be a JSON object", src));
-  if (j.value("format", std::string()) != kFormat)
+  if (!j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != kFormat)
     throw Error(fmt::format("{}: not a rastro calibration curve (format must be '{}')", src, kFormat));
   if (j.value("version", 0) != 1)
     throw Error(fmt::format("{}: unsupported calibration curve version {}", src, j.value("version", 0)));
@@ -108,6 +123,7 @@ CalibrationCurve curve_from_json(const nlohmann::json& j, const std::string& src
   c.note = j.value("note", std::string());
   return c;
 }
+}  // namespace
 
 CalibrationCurve read_curve(const std::string& path) {
   std::ifstream in(path);

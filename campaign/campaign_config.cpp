@@ -2,6 +2,8 @@
 
 #include <fstream>
 #include <set>
+#include <type_traits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -68,10 +70,36 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   for (const auto& [key, value] : j.items())
     if (!known.count(key))
       throw Error(fmt::format("{}: unknown factor '{}' (known: {})", origin, key, fmt::join(known, ", ")));
+  // Integers are range-checked before conversion: a float or a 72-digit number must be an error,
+  // not undefined behaviour (found by tests/fuzz, F1 in docs/reliability.md).
+  auto check_int = [&](const nlohmann::json& v, auto& out, const char* key) {
+    using T = std::remove_reference_t<decltype(out)>;
+    bool ok = v.is_number_integer() &&
+              (v.is_number_unsigned() ? std::in_range<T>(v.get<uint64_t>()) : std::in_range<T>(v.get<int64_t>()));
+    if (!ok) throw Error(fmt::format("{}: '{}' must be a whole number in range, not {}", origin, key, v.dump()));
+    out = v.is_number_unsigned() ? static_cast<T>(v.get<uint64_t>()) : static_cast<T>(v.get<int64_t>());
+  };
   auto get = [&](const char* key, auto& out) {
     if (!j.contains(key)) return;
+    using T = std::remove_reference_t<decltype(out)>;
+    const nlohmann::json& v = j.at(key);
     try {
-      j.at(key).get_to(out);
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        check_int(v, out, key);
+      } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+        if (!v.is_array()) throw Error(fmt::format("{}: '{}' must be an array", origin, key));
+        out.clear();
+        for (const auto& x : v) {
+          int i = 0;
+          check_int(x, i, key);
+          out.push_back(i);
+        }
+      } else if constexpr (std::is_same_v<T, double>) {
+        if (!v.is_number()) throw Error(fmt::format("{}: '{}' must be a number", origin, key));
+        out = v.get<double>();
+      } else {
+        v.get_to(out);
+      }
     } catch (const nlohmann::json::exception&) {
       throw Error(fmt::format("{}: '{}' has the wrong type", origin, key));
     }

@@ -72,5 +72,20 @@ TEST(CurveJson, BadJsonNamesTheKey) {
   EXPECT_THROW(read_curve("/nonexistent/curve.json"), Error);
 }
 
+// Fuzzer finding F2 (docs/reliability.md): wrong JSON types are rastro::Errors, never escaping
+// nlohmann exceptions.
+TEST(CurveJson, WrongTypesAreRastroErrors) {
+  for (const char* text : {R"({"format":5713.808})", R"({"format":"rastro-calibration-curve","version":"x"})",
+                           R"({"format":"rastro-calibration-curve","version":1,"kind":"linear","b0":"a"})"}) {
+    try {
+      curve_from_json(nlohmann::json::parse(text), "fuzz.json");
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const Error&) {
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << text << " threw a non-rastro exception: " << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rastro::calibration

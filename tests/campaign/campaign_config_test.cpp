@@ -1,5 +1,7 @@
 #include "campaign/campaign_config.h"
 
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "campaign/run_matrix.h"
@@ -65,5 +67,21 @@ TEST(RunMatrix, ReplayUsesTimestampOnlyForPausedTraces) {
     }
 }
 
+}  // namespace
+}  // namespace rastro::campaign
+
+namespace rastro::campaign {
+namespace {
+// Fuzzer finding F1 (docs/reliability.md): out-of-range or fractional integers are errors.
+TEST(CampaignConfig, IntegersAreRangeChecked) {
+  std::ifstream in(std::string(RASTRO_SOURCE_DIR) + "/tests/fuzz/crashes/campaign_config-float-to-int-overflow.json");
+  ASSERT_TRUE(in) << "reproducer missing";
+  nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_THROW(config_from_json(j, "repro"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"replicates":2.5})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"ops":-1})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"levels":[1e300]})"), "c"), Error);
+  EXPECT_EQ(config_from_json(nlohmann::json::parse(R"({"ops":7})"), "c").ops, 7u);
+}
 }  // namespace
 }  // namespace rastro::campaign
