@@ -20,26 +20,6 @@ static_assert(std::size(kTypeNames) == static_cast<size_t>(ArgType::kLast) + 1);
 
 constexpr int64_t kAtFdCwd = -100;
 
-std::optional<int64_t> parse_int(std::string_view s) {
-  bool neg = false;
-  if (!s.empty() && s.front() == '-') {
-    neg = true;
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return std::nullopt;
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  } else if (s.size() > 1 && s[0] == '0') {
-    base = 8;
-    s.remove_prefix(1);
-  }
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -314,7 +294,7 @@ Result<Arg> parse_arg(ArgType type, std::string_view text, StringTable& strings)
   if (type == ArgType::kPath || type == ArgType::kStr) {
     if (text == "NULL") return a;
     if (text.empty() || text.front() != '"') {
-      if (auto v = parse_int(text)) {
+      if (auto v = parse_c_integer(text)) {
         a.value = *v;
         return a;
       }
@@ -328,7 +308,7 @@ Result<Arg> parse_arg(ArgType type, std::string_view text, StringTable& strings)
     std::string_view rest = text.substr(q + 1);
     if (rest.starts_with("...")) rest.remove_prefix(3);  // strace truncated the string
     if (rest.starts_with("@")) {
-      auto v = parse_int(rest.substr(1));
+      auto v = parse_c_integer(rest.substr(1));
       if (!v) return bad(type, text);
       a.value = *v;
     } else if (!rest.empty()) {
@@ -370,7 +350,7 @@ Result<Arg> parse_arg(ArgType type, std::string_view text, StringTable& strings)
       for (int k = 0; k < 2; ++k) {
         std::string_view v = items[static_cast<size_t>(k)], n;
         split_annotation(v, &v, &n);  // strace -y: "[3<pipe:[1]>, 4<pipe:[1]>]"
-        auto x = parse_int(trim(v));
+        auto x = parse_c_integer(trim(v));
         if (!x) return bad(type, text);
         fds[k] = *x;
       }
@@ -381,7 +361,7 @@ Result<Arg> parse_arg(ArgType type, std::string_view text, StringTable& strings)
     default:
       break;
   }
-  if (auto v = parse_int(value)) {
+  if (auto v = parse_c_integer(value)) {
     a.value = *v;
     return a;
   }
@@ -542,7 +522,7 @@ Result<int64_t> parse_rvalue(std::string_view text) {
   if (size_t sp = text.find(" ("); sp != std::string_view::npos && text.back() == ')') text = text.substr(0, sp);
   std::string_view value = text, note;
   if (split_annotation(text, &value, &note)) text = value;
-  if (auto v = parse_int(trim(text))) return *v;
+  if (auto v = parse_c_integer(trim(text))) return *v;
   if (orig.size() > 80) return fail(fmt::format("cannot read return value '{}...'", orig.substr(0, 80)));
   return fail(fmt::format("cannot read return value '{}'", orig));
 }

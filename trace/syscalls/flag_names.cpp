@@ -155,28 +155,6 @@ constexpr ErrnoRow kErrnos[] = {
 
 // ---- number parsing -------------------------------------------------------------------------
 
-// Parses a C integer literal: decimal, 0x-hex, 0-octal (as strace prints modes), optional '-'.
-std::optional<int64_t> parse_c_integer(std::string_view s) {
-  bool neg = false;
-  if (!s.empty() && s.front() == '-') {
-    neg = true;
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return std::nullopt;
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  } else if (s.size() > 1 && s[0] == '0') {
-    base = 8;
-    s.remove_prefix(1);
-  }
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
-}
-
 void append_hex(std::string& out, uint64_t v) { fmt::format_to(std::back_inserter(out), "{:#x}", v); }
 
 // Greedy printer: each entry whose bits are all set is printed and removed.
@@ -261,6 +239,28 @@ const NameIndex& all_names() {
 }
 
 }  // namespace
+
+// Parses a C integer literal: decimal, 0x-hex, 0-octal (as strace prints modes), optional '-'.
+std::optional<int64_t> parse_c_integer(std::string_view s) {
+  bool neg = false;
+  if (!s.empty() && s.front() == '-') {
+    neg = true;
+    s.remove_prefix(1);
+  }
+  if (s.empty()) return std::nullopt;
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  } else if (s.size() > 1 && s[0] == '0') {
+    base = 8;
+    s.remove_prefix(1);
+  }
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
+}
 
 bool has_flag_names(ArgType type) {
   switch (type) {

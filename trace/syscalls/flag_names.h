@@ -20,6 +20,9 @@
 namespace rastro::trace {
 
 // True for the argument types whose value is printed symbolically by format_flags().
+// Parses a C integer literal: decimal, 0x-hex, 0-octal (as strace prints modes), optional '-'.
+std::optional<int64_t> parse_c_integer(std::string_view s);
+
 bool has_flag_names(ArgType type);
 
 // Symbolic text for `value` of a flag/enum type (see has_flag_names). Negative values (which no

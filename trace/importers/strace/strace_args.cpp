@@ -25,26 +25,6 @@ std::string_view strip_comment(std::string_view s) {
   return s;
 }
 
-std::optional<int64_t> parse_int(std::string_view s) {
-  bool neg = false;
-  if (!s.empty() && s.front() == '-') {
-    neg = true;
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return std::nullopt;
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  } else if (s.size() > 1 && s[0] == '0') {
-    base = 8;
-    s.remove_prefix(1);
-  }
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
-}
 
 // "abc\n"... -> unescaped contents; false if not a quoted string.
 bool decode_quoted(std::string_view t, std::string* out) {
@@ -107,7 +87,7 @@ struct Decoder {
         std::string s;
         if (decode_quoted(text, &s)) {
           a.str = strings.intern(s);
-        } else if (text != "NULL" && !parse_int(text)) {
+        } else if (text != "NULL" && !parse_c_integer(text)) {
           ++out.bad;
         }
         return a;
@@ -149,7 +129,7 @@ struct Decoder {
       default:
         break;
     }
-    if (auto v = parse_int(text)) {
+    if (auto v = parse_c_integer(text)) {
       a.value = *v;
       return a;
     }
@@ -226,7 +206,7 @@ bool DecodeAnnotatedInt(std::string_view text, int64_t* value, std::string* note
     *value = kAtFdCwd;
     return true;
   }
-  auto v = parse_int(num);
+  auto v = parse_c_integer(num);
   if (!v) return false;
   *value = *v;
   return true;
