@@ -17,7 +17,9 @@ namespace {
 
 std::string run(const std::string& cmd, int* status) {
   std::string out;
-  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
+  // LeakSanitizer's exit-time check ptrace-attaches to the process, which spins forever when the
+  // process is already being traced by `rastro capture -b ptrace` (sanitizer builds only).
+  FILE* p = popen(("ASAN_OPTIONS=detect_leaks=0 " + cmd + " 2>/dev/null").c_str(), "r");
   char buf[4096];
   while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
   int st = pclose(p);
