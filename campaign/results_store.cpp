@@ -41,20 +41,26 @@ ResultsStore::ResultsStore(const std::string& path, const nlohmann::json& config
     db_ = nullptr;
     throw Error(fmt::format("{}: cannot open results store: {}", path, msg));
   }
-  sqlite3_busy_timeout(db_, 5000);
-  exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
-       "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
-       "CREATE TABLE IF NOT EXISTS runs(key TEXT PRIMARY KEY, spec TEXT, status TEXT, attempts INTEGER,"
-       " error TEXT, wall_s REAL, environment TEXT, background TEXT, finished_at TEXT);"
-       "CREATE TABLE IF NOT EXISTS results(run_key TEXT, type TEXT, measured REAL, reference REAL,"
-       " reference_u REAL, extra TEXT);");
-  std::string stored = meta("config");
-  std::string wanted = config.dump();
-  if (stored.empty()) {
-    set_meta("config", wanted);
-  } else if (stored != wanted) {
-    throw Error(fmt::format("{}: this results store belongs to a different campaign definition; "
-                            "use another output directory or the same definition to resume", path));
+  try {
+    sqlite3_busy_timeout(db_, 5000);
+    exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+         "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
+         "CREATE TABLE IF NOT EXISTS runs(key TEXT PRIMARY KEY, spec TEXT, status TEXT, attempts INTEGER,"
+         " error TEXT, wall_s REAL, environment TEXT, background TEXT, finished_at TEXT);"
+         "CREATE TABLE IF NOT EXISTS results(run_key TEXT, type TEXT, measured REAL, reference REAL,"
+         " reference_u REAL, extra TEXT);");
+    std::string stored = meta("config");
+    std::string wanted = config.dump();
+    if (stored.empty()) {
+      set_meta("config", wanted);
+    } else if (stored != wanted) {
+      throw Error(fmt::format("{}: this results store belongs to a different campaign definition; "
+                              "use another output directory or the same definition to resume", path));
+    }
+  } catch (...) {
+    sqlite3_close(db_);  // the destructor does not run when the constructor throws
+    db_ = nullptr;
+    throw;
   }
 }
 

@@ -12,7 +12,7 @@ namespace rastro::replay {
 namespace {
 
 using testing::Edge;
-using testing::TraceBuilder;
+using testing::PlanTraceBuilder;
 using testing::edges_of;
 using testing::dump;
 
@@ -31,7 +31,7 @@ Plan infer(trace::Trace t, Ordering o) {
 // Request 3's flags are the table's 3101 read as octal (O_WRONLY|O_CREAT|O_TRUNC|O_APPEND), as
 // request 0's 32961 is O_WRONLY|O_CREAT|O_EXCL|O_LARGEFILE.
 trace::Trace table_2_1(bool one_thread = false) {
-  TraceBuilder b;
+  PlanTraceBuilder b;
   auto tid = [&](int i) { return one_thread ? 10 : 10 + i; };
   const int64_t us = 1000;
   b.add(10, tid(0), 0 * us, 1 * us, "open", {"/parentA/fileA", O_WRONLY_ | O_CREAT_ | O_EXCL_ | O_LARGEFILE_, 0600}, 5);
@@ -95,7 +95,7 @@ TEST(InferenceTable21, OneThreadGivesOnlyProgramOrder) {
 }
 
 TEST(InferenceFs, OverlappingUsersOfAnFdStayConcurrent) {
-  TraceBuilder b;
+  PlanTraceBuilder b;
   b.add(1, 1, 0, 10, "open", {"/f", 0}, 3);
   b.add(1, 2, 20, 50, "pread64", {3, 0, 4096, 0}, 4096);      // 1
   b.add(1, 3, 30, 60, "pread64", {3, 0, 4096, 4096}, 4096);   // 2: overlaps 1
@@ -110,7 +110,7 @@ TEST(InferenceFs, OverlappingUsersOfAnFdStayConcurrent) {
 }
 
 TEST(InferenceFs, FailedCallsAreUnconstrainedAndConstrainNobody) {
-  TraceBuilder b;
+  PlanTraceBuilder b;
   b.add(1, 1, 0, 10, "mkdir", {"/d", 0755}, 0);
   b.add(1, 2, 20, 30, "open", {"/d/x", 0}, kENOENT);        // failed: no path edge
   b.add(1, 3, 40, 50, "unlink", {"/d/y"}, kENOENT);         // failed: removes nothing
@@ -124,7 +124,7 @@ TEST(InferenceFs, FailedCallsAreUnconstrainedAndConstrainNobody) {
 }
 
 TEST(InferenceFs, RemovalWaitsForEveryUserAndRecreationForTheRemoval) {
-  TraceBuilder b;
+  PlanTraceBuilder b;
   b.add(1, 1, 0, 10, "open", {"/f", O_CREAT_ | O_EXCL_ | O_WRONLY_, 0644}, 3);  // 0
   b.add(1, 1, 11, 12, "close", {3}, 0);                                     // 1
   b.add(1, 2, 20, 30, "stat", {"/f", 0}, 0);                                // 2
@@ -147,7 +147,7 @@ TEST(InferenceFs, RemovalWaitsForEveryUserAndRecreationForTheRemoval) {
 }
 
 TEST(InferenceFs, RenamingADirectoryRenamesEveryPathBelowIt) {
-  TraceBuilder b;
+  PlanTraceBuilder b;
   b.add(1, 1, 0, 10, "mkdir", {"/d", 0755}, 0);                                  // 0
   b.add(1, 1, 11, 20, "mkdir", {"/d/sub", 0755}, 0);                             // 1
   b.add(1, 1, 21, 30, "open", {"/d/sub/f", O_CREAT_ | O_WRONLY_, 0644}, 3);      // 2
@@ -170,7 +170,7 @@ TEST(InferenceFs, RenamingADirectoryRenamesEveryPathBelowIt) {
 }
 
 TEST(InferenceFs, ForkedChildInheritsFdsAndCwd) {
-  TraceBuilder b;
+  PlanTraceBuilder b;
   b.add(100, 100, 0, 10, "chdir", {"/work"}, 0);                 // 0
   b.add(100, 100, 11, 20, "open", {"data", 0}, 3);              // 1 -> /work/data
   b.add(100, 100, 21, 30, "fork", {}, 200);                      // 2
@@ -193,7 +193,7 @@ TEST(InferenceFs, ForkedChildInheritsFdsAndCwd) {
 }
 
 TEST(InferenceFs, ThreadsShareTheFdTableAndDirfdsResolve) {
-  TraceBuilder b;
+  PlanTraceBuilder b;
   b.add(1, 1, 0, 10, "openat", {-100, "/srv", O_DIRECTORY_, 0}, 5);      // 0
   b.add(1, 2, 20, 30, "openat", {5, "a/../b", O_RDWR_, 0}, 6);           // 1
   b.add(1, 3, 40, 50, "fstat", {6, 0}, 0);                                // 2
@@ -210,7 +210,7 @@ TEST(InferenceFs, ThreadsShareTheFdTableAndDirfdsResolve) {
 }
 
 TEST(InferenceActions, UnknownAndMemoryCallsAreKeptButUnconstrained) {
-  TraceBuilder b;
+  PlanTraceBuilder b;
   b.add(1, 1, 0, 10, "open", {"/f", 0}, 3);
   b.add(1, 2, 20, 30, "mmap", {0, 4096, 1, 2, 3, 0}, 0x7000);
   b.add(1, 2, 31, 40, "frobnicate", {}, 0);
@@ -242,7 +242,7 @@ TEST(InferencePasses, PassManagerRefusesAPassWhoseInputIsNotProduced) {
 
 trace::Trace random_trace(uint32_t seed, int threads, int events, int files) {
   std::mt19937 rng(seed);
-  TraceBuilder b;
+  PlanTraceBuilder b;
   std::vector<int64_t> now(static_cast<size_t>(threads), 0);
   std::vector<std::vector<int>> open_fds(static_cast<size_t>(threads));
   int next_fd = 3;

@@ -15,10 +15,10 @@
 namespace rastro::replay {
 namespace {
 
-using testing::TraceBuilder;
+using testing::PlanTraceBuilder;
 
 trace::Trace small_trace() {
-  TraceBuilder b;
+  PlanTraceBuilder b;
   b.add(7, 7, 100, 200, "openat", {-100, "/d/f\"q", 0100 | 02, 0644}, 3);
   b.add(7, 8, 300, 400, "pwrite64", {3, 0, 10, 0}, 10);
   b.add(7, 7, 500, 600, "close", {3}, 0);

@@ -20,7 +20,7 @@ namespace rastro::replay::testing {
 
 using ArgV = std::variant<int64_t, std::string>;
 
-class TraceBuilder {
+class PlanTraceBuilder {
  public:
   // Adds a completed call; returns its event index.
   size_t add(int32_t pid, int32_t tid, int64_t begin, int64_t end, std::string_view name,
