@@ -182,9 +182,9 @@ CampaignConfig quick_config(CampaignKind kind) {
   c.ops = 200;
   c.file_size = 1u << 20;
   c.backgrounds = {0};
-  c.instruments = kind == CampaignKind::kCapture
-                      ? std::vector<std::string>{"reference", "strace", "ptrace", "ebpf"}
-                      : std::vector<std::string>{"reference"};
+  c.instruments = kind == CampaignKind::kCapture ? std::vector<std::string>{"reference", "strace", "ptrace", "ebpf"}
+                  : kind == CampaignKind::kMacro  ? std::vector<std::string>{"reference", "ebpf"}
+                                                  : std::vector<std::string>{"reference"};
   if (kind == CampaignKind::kReplay) {
     c.pauses_us = {0};
     c.timings = {"fullspeed"};
