@@ -6,7 +6,7 @@ jobs=$(nproc)
 
 BUILD_TYPE=Debug scripts/build.sh build-asan -DRASTRO_SANITIZE=address
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE no_asan
+  ctest --test-dir build-asan --output-on-failure --timeout 900 -j"$jobs" -LE no_asan
 
 # ThreadSanitizer: only what runs threads against each other (the replay engines, the runtime and
 # every suite labelled tsan), built on their own to keep CI within its time limit.

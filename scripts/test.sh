@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh build
-ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
+ctest --test-dir build --output-on-failure --timeout 900 -j"$(nproc)" "$@"
