@@ -33,6 +33,9 @@ CampaignsResult run_campaigns(const std::vector<std::pair<CampaignConfig, std::s
     fmt::print(stderr, "{} campaign: {} runs -> {}\n", kind_name(config.kind),
                expand_runs(config).size(), dir);
     auto summary = run_campaign(config, *executor, options);
+    if (summary.already_done)
+      fmt::print(stderr, "resumed: {} of {} runs were already recorded in {}/results.sqlite\n", summary.already_done,
+                 summary.total, dir);
     if (summary.failed) fmt::print(stderr, "{} runs failed (recorded with their errors)\n", summary.failed);
     ResultsStore store(dir + "/results.sqlite", config.to_json());
     all.push_back({config, store.runs()});

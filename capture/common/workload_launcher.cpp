@@ -101,7 +101,9 @@ pid_t WorkloadLauncher::spawn(const LaunchSpec& spec) {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive a capture that died before release
+    // Never outlive the capture, even one killed with SIGKILL: an untraced workload running on
+    // after its capture died would be invisible work (ptrace tracees die with PTRACE_O_EXITKILL).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     char c;
     ssize_t r;
     do {
@@ -109,7 +111,6 @@ pid_t WorkloadLauncher::spawn(const LaunchSpec& spec) {
     } while (r < 0 && errno == EINTR);
     if (r != 1) ::_exit(127);  // parent gave up
     ::close(go[0]);
-    ::prctl(PR_SET_PDEATHSIG, 0);
     if (spec.pre_exec) {
       int e = spec.pre_exec();
       if (e != 0) {

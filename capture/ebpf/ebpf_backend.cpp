@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "capture/common/backend_factories.h"
+#include "capture/common/periodic_flush.h"
 #include "capture/common/stop_signal.h"
 #include "capture/common/workload_launcher.h"
 #include "capture/ebpf/fs_event_decoder.h"
@@ -28,7 +29,6 @@ namespace rastro::capture::ebpf {
 namespace {
 
 constexpr int kPollMs = 100;
-constexpr uint64_t kFlushEvery = 65536;
 
 // Effective capabilities from /proc/self/status (CapEff, hex).
 uint64_t effective_caps() {
@@ -103,7 +103,8 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
   }
   std::unique_ptr<FsLoader> loader = std::move(opened.value());
 
-  uint64_t captured = 0, malformed = 0, since_flush = 0;
+  uint64_t captured = 0, malformed = 0;
+  PeriodicFlush flush;
   DecodeState state;
   const DecodeCounters& counters = state.counters;
   std::string first_malformed;
@@ -115,10 +116,7 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
     }
     sink.append(ev.value());
     ++captured;
-    if (++since_flush >= kFlushEvery) {
-      sink.flush();
-      since_flush = 0;
-    }
+    if (flush.due(ev.value().end_ns)) sink.flush();
   };
   auto drain = [&](int timeout_ms) {
     auto n = loader->poll(timeout_ms, on_record);

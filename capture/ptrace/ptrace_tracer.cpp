@@ -93,10 +93,7 @@ void PtraceTracer::resume(pid_t tid, const Task& t, int sig) {
 void PtraceTracer::emit(Task& t) {
   sink_.append(t.ev);
   ++counters_.events;
-  if (++since_flush_ >= 65536) {
-    sink_.flush();
-    since_flush_ = 0;
-  }
+  if (flush_.due(t.ev.end_ns)) sink_.flush();
 }
 
 void PtraceTracer::on_entry(pid_t tid, Task& t, int nr, const uint64_t* args, int64_t now) {

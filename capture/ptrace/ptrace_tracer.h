@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "capture/common/backend.h"
+#include "capture/common/periodic_flush.h"
 #include "capture/ptrace/fd_path_cache.h"
 #include "common/background_load.h"
 
@@ -69,7 +70,7 @@ class PtraceTracer {
   std::unordered_map<pid_t, Task> tasks_;
   bool seccomp_mode_ = true;
   PtraceCounters counters_;
-  uint64_t since_flush_ = 0;
+  PeriodicFlush flush_;
 };
 
 }  // namespace rastro::capture

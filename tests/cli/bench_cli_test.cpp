@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cli_test_util.h"
 #include "trace/io/trace_io.h"
 #include "trace/model/trace.h"
 
@@ -24,36 +25,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct ShellRun {
-  int status = -1;
-  std::string out;
+using rastro::cli_test::kRastro;
+using rastro::cli_test::sh;
+using rastro::cli_test::ShellRun;
+
+// A scratch directory per test, as the bench tests name theirs.
+struct TempDir : rastro::cli_test::TempDir {
+  TempDir() : rastro::cli_test::TempDir("rastro-benchcli") {}
 };
-
-// Runs a shell command line, capturing stdout+stderr.
-ShellRun sh(const std::string& cmd) {
-  ShellRun r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
-}
-
-struct TempDir {
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path = (fs::temp_directory_path() / ("rastro-benchcli-" + std::to_string(getpid()) + "-" + info->name())).string();
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string path;
-};
-
-const std::string kRastro = RASTRO_EXE;
 
 TEST(BenchCli, MicroSequentialReadGivesThreadsTimesOpsReads) {
   TempDir d;

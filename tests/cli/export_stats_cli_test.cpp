@@ -10,6 +10,8 @@
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "cli_test_util.h"
 #include <nlohmann/json.hpp>
 
 #include "tests/trace/sample_trace.h"
@@ -20,24 +22,11 @@ namespace {
 namespace fs = std::filesystem;
 using rastro::trace::Trace;
 
-struct CliRun {
-  int status = -1;
-  std::string out;
-};
+using rastro::cli_test::CliRun;
+using rastro::cli_test::ShellRun;
 
-// Runs `rastro ARGS`, capturing stdout (stderr too when `with_stderr`).
-CliRun rastro(const std::string& args, bool with_stderr = true) {
-  CliRun r;
-  std::string cmd = std::string(RASTRO_EXE) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
-}
+// Runs `rastro ARGS` with stderr folded into stdout: messages are checked alongside the output.
+ShellRun rastro(const std::string& args) { return rastro::cli_test::sh(rastro::cli_test::kRastro + " " + args); }
 
 class ExportStatsCli : public ::testing::Test {
  protected:
@@ -60,7 +49,7 @@ TEST_F(ExportStatsCli, ExportAllFourFormats) {
   Trace original = rastro::trace::testing::sample_trace();
   for (const char* f : {"tsv", "csv"}) {
     std::string out = p(std::string("x.") + f);
-    CliRun r = rastro(std::string("export -f ") + f + " " + trace_ + " -o " + out);
+    ShellRun r = rastro(std::string("export -f ") + f + " " + trace_ + " -o " + out);
     ASSERT_EQ(r.status, 0) << r.out;
     // binary -> text -> binary is lossless
     Trace back = rastro::trace::read_trace(out);
@@ -72,7 +61,7 @@ TEST_F(ExportStatsCli, ExportAllFourFormats) {
     }
   }
   std::string json = p("x.json");
-  CliRun r = rastro("export -f chrome " + trace_ + " -o " + json);
+  ShellRun r = rastro("export -f chrome " + trace_ + " -o " + json);
   ASSERT_EQ(r.status, 0) << r.out;
   std::ifstream in(json);
   nlohmann::json j = nlohmann::json::parse(in);
@@ -95,7 +84,7 @@ TEST_F(ExportStatsCli, ExportAllFourFormats) {
 }
 
 TEST_F(ExportStatsCli, ExportErrors) {
-  CliRun r = rastro("export -f nope " + trace_ + " -o " + p("o"));
+  ShellRun r = rastro("export -f nope " + trace_ + " -o " + p("o"));
   EXPECT_NE(r.status, 0);
   std::string garbage = p("garbage.rastro");
   std::ofstream(garbage) << "\x01\x02 not a trace at all";
@@ -106,7 +95,7 @@ TEST_F(ExportStatsCli, ExportErrors) {
 }
 
 TEST_F(ExportStatsCli, StatsJson) {
-  CliRun r = rastro("stats --json " + trace_, /*with_stderr=*/false);
+  CliRun r = rastro::cli_test::rastro("stats --json " + trace_);  // stdout alone: the JSON
   ASSERT_EQ(r.status, 0) << r.out;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["events"], 6);
@@ -125,7 +114,7 @@ TEST_F(ExportStatsCli, StatsJson) {
 }
 
 TEST_F(ExportStatsCli, StatsTextAndDamagedTrace) {
-  CliRun r = rastro("stats " + trace_);
+  ShellRun r = rastro("stats " + trace_);
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* want : {"By function", "By thread", "By file", "Concurrency level", "lost 2",
                            "complete", "read", "1/11", "/a"})

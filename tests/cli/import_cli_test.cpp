@@ -12,42 +12,17 @@
 
 #include <gtest/gtest.h>
 
+#include "cli_test_util.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CmdResult {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-CmdResult run(const std::string& args, const fs::path& dir) {
-  fs::path err = dir / "stderr.txt";
-  std::string cmd = std::string(RASTRO_EXE) + " " + args + " 2>" + err.string();
-  CmdResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream in(err);
-  std::ostringstream s;
-  s << in.rdbuf();
-  r.err = s.str();
-  return r;
-}
+using rastro::cli_test::CliRun;
+using rastro::cli_test::rastro;
+using rastro::cli_test::slurp;
 
 std::string fixture(const std::string& name) { return std::string(RASTRO_SOURCE_DIR) + "/tests/fixtures/strace/" + name; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Independent of rastro: syscall starts counted in the log text.
 std::map<std::string, int> count_calls_in_log(const std::string& text) {
@@ -92,31 +67,31 @@ class ImportCli : public ::testing::Test {
 
 TEST_F(ImportCli, ImportThenCatGivesTheLogsCallsPerSyscall) {
   fs::path out = dir_ / "tar.rastro";
-  CmdResult r = run("import strace " + fixture("tar.log") + " -o " + out.string(), dir_);
+  CliRun r = rastro("import strace " + fixture("tar.log") + " -o " + out.string());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("strace_malformed_lines"), std::string::npos) << "all counters are printed";
   ASSERT_TRUE(fs::exists(out));
-  CmdResult cat = run("cat " + out.string(), dir_);
+  CliRun cat = rastro("cat " + out.string());
   ASSERT_EQ(cat.status, 0) << cat.err;
   EXPECT_EQ(count_cat_rows(cat.out), count_calls_in_log(slurp(fixture("tar.log"))));
   // TSV output via -o, and cat of a TSV trace gives the same text.
   fs::path tsv = dir_ / "tar.tsv";
-  ASSERT_EQ(run("import strace -q " + fixture("tar.log") + " -o " + tsv.string(), dir_).status, 0);
-  CmdResult cat2 = run("cat " + tsv.string(), dir_);
+  ASSERT_EQ(rastro("import strace -q " + fixture("tar.log") + " -o " + tsv.string()).status, 0);
+  CliRun cat2 = rastro("cat " + tsv.string());
   EXPECT_EQ(cat2.out, cat.out);
   EXPECT_EQ(cat2.out, slurp(tsv));
-  CmdResult csv = run("cat --csv " + out.string(), dir_);
+  CliRun csv = rastro("cat --csv " + out.string());
   EXPECT_NE(csv.out.find("pid,tid,begin,end,function,args,rvalue"), std::string::npos);
 }
 
 TEST_F(ImportCli, PerPidFiles) {
   fs::path out = dir_ / "ff.rastro";
-  CmdResult r = run("import strace --ff " + fixture("ff.log") + " -o " + out.string(), dir_);
+  CliRun r = rastro("import strace --ff " + fixture("ff.log") + " -o " + out.string());
   ASSERT_EQ(r.status, 0) << r.err;
   std::map<std::string, int> expected;
   for (const char* suffix : {"8865", "8866", "8867"})
     for (auto& [k, v] : count_calls_in_log(slurp(fixture(std::string("ff.log.") + suffix)))) expected[k] += v;
-  EXPECT_EQ(count_cat_rows(run("cat " + out.string(), dir_).out), expected);
+  EXPECT_EQ(count_cat_rows(rastro("cat " + out.string()).out), expected);
 }
 
 TEST_F(ImportCli, MalformedLinesFailNamingTheLine) {
@@ -127,7 +102,7 @@ TEST_F(ImportCli, MalformedLinesFailNamingTheLine) {
                      << "8803  1795317138.7 openat(AT_FDCWD, \"/trunc\n" << text.substr(cut + 1);
   int garbage_line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(cut + 1), '\n')) + 1;
   fs::path out = dir_ / "bad.rastro";
-  CmdResult r = run("import strace " + log.string() + " -o " + out.string(), dir_);
+  CliRun r = rastro("import strace " + log.string() + " -o " + out.string());
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("bad.log:" + std::to_string(garbage_line) + ":"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("bad.log:" + std::to_string(garbage_line + 1) + ":"), std::string::npos) << r.err;
@@ -137,17 +112,17 @@ TEST_F(ImportCli, MalformedLinesFailNamingTheLine) {
 
 TEST_F(ImportCli, FatalErrorsLeaveNoOutput) {
   fs::path out = dir_ / "none.rastro";
-  CmdResult r = run("import strace " + (dir_ / "does-not-exist.log").string() + " -o " + out.string(), dir_);
+  CliRun r = rastro("import strace " + (dir_ / "does-not-exist.log").string() + " -o " + out.string());
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("cannot open"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
-  CmdResult ff = run("import strace --ff " + (dir_ / "nothing").string() + " -o " + out.string(), dir_);
+  CliRun ff = rastro("import strace --ff " + (dir_ / "nothing").string() + " -o " + out.string());
   EXPECT_NE(ff.status, 0);
   EXPECT_FALSE(fs::exists(out));
   // Output into a missing directory: error, and no stray temporary file.
-  CmdResult nodir = run("import strace " + fixture("tar.log") + " -o " + (dir_ / "no/such/dir/t.rastro").string(), dir_);
+  CliRun nodir = rastro("import strace " + fixture("tar.log") + " -o " + (dir_ / "no/such/dir/t.rastro").string());
   EXPECT_NE(nodir.status, 0);
-  CmdResult cat = run("cat " + (dir_ / "does-not-exist.rastro").string(), dir_);
+  CliRun cat = rastro("cat " + (dir_ / "does-not-exist.rastro").string());
   EXPECT_NE(cat.status, 0);
 }
 
@@ -160,11 +135,11 @@ TEST_F(ImportCli, FreshStraceLogOfTar) {
   if (system(cmd.c_str()) != 0 || !fs::exists(log) || fs::file_size(log) == 0)
     GTEST_SKIP() << "strace cannot trace here (ptrace not permitted?)";
   fs::path out = dir_ / "tar.rastro";
-  CmdResult r = run("import strace " + log.string() + " -o " + out.string(), dir_);
+  CliRun r = rastro("import strace " + log.string() + " -o " + out.string());
   ASSERT_EQ(r.status, 0) << r.err;
   auto expected = count_calls_in_log(slurp(log));
   EXPECT_GT(expected["openat"], 5);
-  EXPECT_EQ(count_cat_rows(run("cat " + out.string(), dir_).out), expected);
+  EXPECT_EQ(count_cat_rows(rastro("cat " + out.string()).out), expected);
 }
 
 }  // namespace

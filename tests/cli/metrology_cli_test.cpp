@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "cli_test_util.h"
 #include <nlohmann/json.hpp>
 
 #include "tests/metrology/r_oracle.h"
@@ -22,26 +24,9 @@ namespace {
 namespace fs = std::filesystem;
 using rastro::testing::close_rel;
 
-struct CliRun {
-  int status = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
+using rastro::cli_test::CliRun;
 
-CliRun rastro_run(const std::string& args) {
-  const auto err_path = rastro::testing::temp_path("stderr");
-  CliRun r;
-  FILE* p = popen((std::string(RASTRO_EXE) + " " + args + " 2>" + err_path.string()).c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  r.err = rastro::testing::read_file(err_path);
-  fs::remove(err_path);
-  return r;
-}
+CliRun rastro_run(const std::string& args) { return rastro::cli_test::rastro(args); }
 
 struct TempDir {
   TempDir() : path(rastro::testing::temp_path("metrocli")) { fs::create_directories(path); }

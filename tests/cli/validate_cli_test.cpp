@@ -9,30 +9,23 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+
+#include "cli_test_util.h"
 #include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
 
 namespace {
 
+// LeakSanitizer's exit-time check ptrace-attaches to the process, which spins forever when the
+// process is already being traced by `rastro capture -b ptrace` (sanitizer builds only).
 std::string run(const std::string& cmd, int* status) {
-  std::string out;
-  // LeakSanitizer's exit-time check ptrace-attaches to the process, which spins forever when the
-  // process is already being traced by `rastro capture -b ptrace` (sanitizer builds only).
-  FILE* p = popen(("ASAN_OPTIONS=detect_leaks=0 " + cmd + " 2>/dev/null").c_str(), "r");
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int st = pclose(p);
-  *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-  return out;
+  auto r = rastro::cli_test::sh("{ ASAN_OPTIONS=detect_leaks=0 " + cmd + " 2>/dev/null; }");  // stdout only
+  *status = r.status;
+  return r.out;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using rastro::cli_test::slurp;
 
 TEST(ValidateCli, TinyCaptureCampaignProducesAConsistentCatalogue) {
   fs::path dir = fs::temp_directory_path() / ("rastro-validate-" + std::to_string(getpid()));
