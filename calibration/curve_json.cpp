@@ -104,7 +104,9 @@ CalibrationCurve parse_curve(const nlohmann::json& j, const std::string& src) {
   c.se_b1 = get_optional(j, "se_b1", src);
   c.r2 = get_optional(j, "r2", src);
   const double n = get_number(j, "n", src);
-  if (n < 1 || n != std::floor(n)) throw Error(fmt::format("{}: key 'n' must be a positive integer", src));
+  // 2^53: the largest count a double holds exactly (and far below size_t's range, so the cast is defined).
+  if (n < 1 || n != std::floor(n) || n > 9007199254740992.0)
+    throw Error(fmt::format("{}: key 'n' must be a positive integer (at most 2^53)", src));
   c.n = static_cast<size_t>(n);
   c.df = get_number(j, "df", src);
   c.x_mean = get_number(j, "x_mean", src);

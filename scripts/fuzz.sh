@@ -3,6 +3,7 @@
 # SECONDS_PER_TARGET (default 60). Seeds: tests/fuzz/corpus/<target>/ (read only); new inputs go
 # to build-fuzz/fuzz-corpus/<target>/, crash reproducers to build-fuzz/fuzz-artifacts/.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (exit 1 if any target found something)
+# RASTRO_FUZZ_RUNS=N also stops a target after N executions (e.g. 10000000 for the long runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
@@ -27,14 +28,15 @@ for t in "${targets[@]}"; do
   set +e
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$build/tests/fuzz/fuzz_$t" "$work" "tests/fuzz/corpus/$t" \
-    -max_total_time="$secs" -max_len="${max_len[$t]:-4096}" -timeout=10 -rss_limit_mb=2048 \
+    -max_total_time="$secs" ${RASTRO_FUZZ_RUNS:+-runs=$RASTRO_FUZZ_RUNS} -max_len="${max_len[$t]:-4096}" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$t-" >"$log" 2>&1
   rc=$?
   set -e
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
   if [ $rc -eq 0 ]; then
-    echo "fuzz_$t: ${secs}s, $execs executions, $cov, no finding"
+    took=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | awk '{print $5}' || true)
+    echo "fuzz_$t: ${took:-$secs}s, $execs executions, $cov, no finding"
   else
     echo "fuzz_$t: FINDING (exit $rc) after $execs executions; log $log, reproducer $build/fuzz-artifacts/$t-*"
     grep -m5 -E 'ERROR|fuzz finding|runtime error|SUMMARY' "$log" || true

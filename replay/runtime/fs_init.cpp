@@ -26,6 +26,7 @@ struct PathInfo {
   bool pristine = true;   // still holds its pre-trace content
   uint64_t size = 0;
   uint64_t link_len = 0;
+  bool executable = false;  // access(X_OK) or execve succeeded on it
 };
 
 struct OpenFile {
@@ -57,6 +58,7 @@ class Planner {
   std::map<std::string, PathInfo> paths_;
   std::unordered_map<int32_t, Proc> procs_;
   std::unordered_map<int32_t, int32_t> tid_to_pid_;
+  std::unordered_map<int32_t, int32_t> parent_of_;  // child pid -> the pid that forked it
 };
 
 std::string Planner::path_of(Proc& pr, const trace::Event& e, int di, int pi) const {
@@ -79,10 +81,10 @@ std::string Planner::path_of(Proc& pr, const trace::Event& e, int di, int pi) co
 void Planner::first_use(const std::string& p, Initial how, Shape shape) {
   if (p.empty()) return;
   PathInfo& i = info(p);
-  if (i.initial == Initial::kUnknown || (i.initial == Initial::kMaybe && how == Initial::kPre)) {
-    i.initial = how;
-    if (shape != Shape::kUnknown && i.shape == Shape::kUnknown) i.shape = shape;
-  }
+  if (i.initial == Initial::kUnknown || (i.initial == Initial::kMaybe && how == Initial::kPre)) i.initial = how;
+  // The first call that reveals the shape of the pre-trace object decides it, even when an
+  // earlier call (a stat) only said it existed.
+  if (shape != Shape::kUnknown && i.shape == Shape::kUnknown && i.pristine) i.shape = shape;
 }
 
 void Planner::ancestors(const std::string& p) {
@@ -104,6 +106,13 @@ void Planner::needs(OpenFile* f, uint64_t end) {
 
 void Planner::event(const trace::Event& e) {
   tid_to_pid_.try_emplace(e.tid, e.pid);
+  if (!procs_.count(e.pid)) {
+    // A child's first calls often complete before its parent's fork/clone returns (the trace is
+    // in completion order): it starts from its parent's state, not from scratch.
+    auto parent = parent_of_.find(e.pid);
+    auto it = parent == parent_of_.end() ? procs_.end() : procs_.find(parent->second);
+    procs_[e.pid] = it == procs_.end() ? Proc{} : it->second;
+  }
   Proc& pr = procs_[e.pid];
   const trace::SyscallInfo* si = trace::syscall_by_nr(e.nr);
   if (!si || (e.flags & trace::kEventUnfinished)) return;
@@ -186,6 +195,13 @@ void Planner::event(const trace::Event& e) {
     }
   } else if (n == "mmap") {
     if (OpenFile* f = fd(4); f && ok) needs(f, static_cast<uint64_t>(std::max<int64_t>(a(5), 0) + a(1)));
+  } else if (n == "copy_file_range") {
+    // Offsets are pointers the trace does not keep: cp passes NULL, i.e. the fds' positions.
+    if (OpenFile* f = fd(0); f && ok) {
+      needs(f, f->pos + static_cast<uint64_t>(e.rvalue));
+      f->pos += static_cast<uint64_t>(e.rvalue);
+    }
+    if (OpenFile* f = fd(2); f && ok) f->pos += static_cast<uint64_t>(e.rvalue);
   } else if (n == "sendfile") {
     if (OpenFile* f = fd(1); f && ok) {
       needs(f, f->pos + static_cast<uint64_t>(e.rvalue));
@@ -254,10 +270,16 @@ void Planner::event(const trace::Event& e) {
   } else {
     // Any other path-taking call (stat family, access, chmod, chown, utime, xattrs, statfs, exec):
     // a success says the path existed.
+    // A successful access(X_OK) or exec also says it was executable.
+    bool executable = ok && (n == "execve" || n == "execveat");
+    for (int i = 0; i < e.nargs; ++i)
+      if (ok && e.arg(i).type == trace::ArgType::kAccessMode && (e.arg(i).value & X_OK)) executable = true;
     for (int i = 0; i < e.nargs; ++i) {
       if (e.arg(i).type != trace::ArgType::kPath) continue;
       int di = (i > 0 && e.arg(i - 1).type == trace::ArgType::kDirFd) ? i - 1 : -1;
-      use(path_of(pr, e, di, i));
+      std::string p = path_of(pr, e, di, i);
+      use(p);
+      if (executable && !p.empty()) info(p).executable = true;
     }
   }
 }
@@ -265,6 +287,13 @@ void Planner::event(const trace::Event& e) {
 InitPlan Planner::run() {
   // tid -> pid first, so a fork's child pid is known when the parent's clone is seen.
   for (const trace::Event& e : t_.events) tid_to_pid_.try_emplace(e.tid, e.pid);
+  for (const trace::Event& e : t_.events) {
+    const trace::SyscallInfo* si = trace::syscall_by_nr(e.nr);
+    if (!si || si->ret != trace::ReturnKind::kPid || e.rvalue <= 0) continue;
+    auto it = tid_to_pid_.find(static_cast<int32_t>(e.rvalue));
+    const int32_t child = it == tid_to_pid_.end() ? static_cast<int32_t>(e.rvalue) : it->second;
+    if (child != e.pid) parent_of_.try_emplace(child, e.pid);
+  }
   for (const trace::Event& e : t_.events) event(e);
 
   // Sizes the trace producer knew (e.g. a workload that created its files before tracing).
@@ -311,6 +340,7 @@ InitPlan Planner::run() {
       default:
         en.kind = InitEntry::Kind::kFile;
         en.size = i.size;
+        if (i.executable) en.mode = 0755;
         plan.bytes += i.size;
         break;
     }
@@ -378,7 +408,7 @@ InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& 
         break;
       }
       case InitEntry::Kind::kFile: {
-        int fd = sandbox.open(e.path, O_CREAT | O_WRONLY, 0644);
+        int fd = sandbox.open(e.path, O_CREAT | O_WRONLY, e.mode);
         if (fd < 0) {
           problem(e, -fd);
           break;
@@ -386,6 +416,12 @@ InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& 
         UniqueFd f(fd);
         struct stat st;
         if (fstat(fd, &st) != 0) {
+          problem(e, errno);
+          break;
+        }
+        // Only exec bits are added to a file already there (a --force root keeps its modes).
+        const mode_t exec_bits = e.mode & 0111;
+        if ((st.st_mode & exec_bits) != exec_bits && fchmod(fd, (st.st_mode & 07777) | exec_bits) != 0) {
           problem(e, errno);
           break;
         }

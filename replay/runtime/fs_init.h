@@ -14,6 +14,8 @@
 // holes, so reads behave as on written data) and symlinks through the sandbox resolver.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +30,7 @@ struct InitEntry {
   Kind kind = Kind::kFile;
   std::string path;    // absolute traced path (normalised)
   uint64_t size = 0;   // files: minimum size
+  mode_t mode = 0644;  // files: 0755 when the trace found them executable (access X_OK, exec)
   std::string target;  // symlinks: a placeholder of the traced readlink length
 };
 

@@ -116,22 +116,31 @@ std::vector<ProcessSeed> process_seeds(const trace::Trace& trace) {
     for (int fd : a.inherited) {
       if (fd <= 2 || !a.created.count(fd)) s.inherited_fds.push_back(fd);
     }
+    s.inherited_traced_fds = s.inherited_fds;
     s.tids.assign(a.tids.begin(), a.tids.end());
     seeds.push_back(std::move(s));
   }
   return seeds;
 }
 
+// An inherited fd of unknown origin becomes its own open of /dev/null (its own file status
+// flags, as separately redirected stdout/stderr have), read-only for stdin, write-only for
+// stdout/stderr, read-write otherwise; so F_GETFL/F_SETFL replay as traced.
+static int open_inherited_stand_in(int traced_fd) {
+  const int mode = traced_fd == 0 ? O_RDONLY : traced_fd <= 2 ? O_WRONLY : O_RDWR;
+  return ::open("/dev/null", mode | O_CLOEXEC);
+}
+
 ProcessTable::ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots) {
-  int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   for (const ProcessSeed& s : seeds) {
     auto p = std::make_unique<ProcessState>();
     p->pid = s.pid;
     p->fds = std::make_shared<FdTable>(fd_slots);
     p->inherited_fds = s.inherited_fds;
     p->set_cwd(s.cwd);
-    for (int fd : s.inherited_fds) {
-      int d = devnull >= 0 ? fcntl(devnull, F_DUPFD_CLOEXEC, 0) : -1;
+    for (size_t i = 0; i < s.inherited_fds.size(); ++i) {
+      const int fd = s.inherited_fds[i];
+      int d = open_inherited_stand_in(i < s.inherited_traced_fds.size() ? s.inherited_traced_fds[i] : fd);
       if (d >= 0) {
         p->fds->set_open(fd, d, false, "/dev/null");
       } else {
@@ -141,7 +150,6 @@ ProcessTable::ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots) {
     for (int32_t tid : s.tids) tid_to_pid_[tid] = s.pid;
     procs_[s.pid] = std::move(p);
   }
-  if (devnull >= 0) ::close(devnull);
 }
 
 ProcessState* ProcessTable::find(int32_t pid) const {

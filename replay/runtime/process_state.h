@@ -28,6 +28,7 @@ struct ProcessSeed {
   int32_t pid = 0;
   std::string cwd = "/";             // traced cwd at the start of the trace
   std::vector<int> inherited_fds;    // used but never created in the trace (0/1/2 and others)
+  std::vector<int> inherited_traced_fds;  // the same as traced fd numbers (inherited_fds may be keys)
   std::vector<int32_t> tids;         // its threads as seen in the trace
 };
 

@@ -87,5 +87,18 @@ TEST(CurveJson, WrongTypesAreRastroErrors) {
   }
 }
 
+// Fuzzer finding F3 (docs/reliability.md): a huge sample size was cast to size_t (undefined
+// behaviour); now it is refused naming the key.
+TEST(CurveJson, HugeSampleSizeIsRefused) {
+  auto j = nlohmann::json::parse(R"({"format": "rastro-calibration-curve", "version": 1, "kind": "linear",
+    "unit": "us", "b0": 1.9, "b1": 0.12, "n": 30008198552921648689698.0, "x_min": 10, "x_max": 100})");
+  try {
+    curve_from_json(j, "fuzz.json");
+    ADD_FAILURE() << "accepted n = 3e22";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'n'"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace rastro::calibration

@@ -1,6 +1,7 @@
 #include "replay/runtime/call_executor.h"
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -118,6 +119,34 @@ TEST(RuntimeCallExecutor, PlanResolvedPathsTakePrecedence) {
   EXPECT_EQ(ex.execute(t.events[0], nullptr, s, resolved).flags, 0u);
   EXPECT_TRUE(std::filesystem::exists(dir.sub("from/plan")));
   EXPECT_FALSE(std::filesystem::exists(dir.sub("rel")));
+}
+
+}  // namespace
+}  // namespace rastro::replay
+
+namespace rastro::replay {
+namespace {
+
+trace::Event traced_call(int nr, std::initializer_list<trace::Arg> args, int64_t rvalue) {
+  trace::Event e;
+  e.nr = nr;
+  for (const auto& a : args) e.args[e.nargs++] = a;
+  e.rvalue = rvalue;
+  return e;
+}
+
+// New fds are numbered by the replayer's process, not the traced one: only success vs failure
+// (and which errno) counts, for open and for fcntl(F_DUPFD*) alike; other results must be equal.
+TEST(RuntimeRvalueMismatch, NewFdNumbersDoNotCountOtherResultsDo) {
+  using trace::ArgType;
+  const trace::Arg fd1{ArgType::kFd, 1, 0};
+  EXPECT_FALSE(rvalue_mismatch(traced_call(SYS_fcntl, {fd1, {ArgType::kFcntlCmd, F_DUPFD, 0}, {ArgType::kInt, 10, 0}}, 11), 12));
+  EXPECT_FALSE(rvalue_mismatch(traced_call(SYS_fcntl, {fd1, {ArgType::kFcntlCmd, F_DUPFD_CLOEXEC, 0}, {ArgType::kInt, 3, 0}}, 3), 7));
+  EXPECT_TRUE(rvalue_mismatch(traced_call(SYS_fcntl, {fd1, {ArgType::kFcntlCmd, F_DUPFD, 0}, {ArgType::kInt, 10, 0}}, 11), -EMFILE));
+  EXPECT_TRUE(rvalue_mismatch(traced_call(SYS_fcntl, {fd1, {ArgType::kFcntlCmd, F_GETFL, 0}}, O_WRONLY), O_RDWR));
+  EXPECT_FALSE(rvalue_mismatch(traced_call(SYS_openat, {{ArgType::kDirFd, AT_FDCWD, 0}}, 3), 9));
+  EXPECT_TRUE(rvalue_mismatch(traced_call(SYS_openat, {{ArgType::kDirFd, AT_FDCWD, 0}}, 3), -ENOENT));
+  EXPECT_TRUE(rvalue_mismatch(traced_call(SYS_pread64, {fd1}, 4096), 100));
 }
 
 }  // namespace
