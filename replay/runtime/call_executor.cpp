@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "replay/runtime/forced_nonblock.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
@@ -561,9 +562,9 @@ int64_t CallExecutor::run(Ctx& c) const {
         case F_DUPFD_CLOEXEC:
           return dup_to(fd, c.ret_key(), cmd == F_DUPFD_CLOEXEC);
         case F_GETFL:
-          return sysret(::fcntl(fd, F_GETFL));
+          return sysret(forced_nonblock_getfl(fd));
         case F_SETFL:
-          return sysret(::fcntl(fd, F_SETFL, static_cast<int>(c.a(2))));
+          return sysret(forced_nonblock_setfl(fd, static_cast<int>(c.a(2))));
         case F_GETFD:  // close-on-exec is the traced process's, kept in the fd map
           return fds.get(c.key(0)).cloexec ? FD_CLOEXEC : 0;
         case F_SETFD:
@@ -716,6 +717,11 @@ int64_t CallExecutor::run(Ctx& c) const {
         r = ::pipe2(pair, (flags & ~O_CLOEXEC) | O_NONBLOCK | O_CLOEXEC);
       }
       if (r != 0) return -errno;
+      const bool wanted_nonblock = e.nr == SYS_socketpair ? (c.a(1) & SOCK_NONBLOCK) != 0
+                                   : e.nr == SYS_pipe2    ? (c.a(1) & O_NONBLOCK) != 0
+                                                          : false;
+      forced_nonblock_created(pair[0], wanted_nonblock);
+      forced_nonblock_created(pair[1], wanted_nonblock);
       int ai = e.nr == SYS_socketpair ? 3 : 0;
       auto v = static_cast<uint64_t>(c.a(ai));
       bool cloexec = e.nr == SYS_pipe2 && (c.a(1) & O_CLOEXEC);

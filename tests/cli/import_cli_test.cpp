@@ -132,8 +132,9 @@ TEST_F(ImportCli, FreshStraceLogOfTar) {
   fs::path log = dir_ / "tar.log";
   std::string cmd = "strace -f -ttt -T -y -o " + log.string() + " -- tar cf " + (dir_ / "x.tar").string() +
                     " /usr/share/doc/bash >/dev/null 2>&1";
-  if (system(cmd.c_str()) != 0 || !fs::exists(log) || fs::file_size(log) == 0)
-    GTEST_SKIP() << "strace cannot trace here (ptrace not permitted?)";
+  const int rc = system(cmd.c_str());
+  if (!fs::exists(log) || fs::file_size(log) == 0) GTEST_SKIP() << "strace wrote no log: it cannot trace here (ptrace not permitted?)";
+  ASSERT_EQ(rc, 0) << "strace/tar failed: " << cmd;
   fs::path out = dir_ / "tar.rastro";
   CliRun r = rastro("import strace " + log.string() + " -o " + out.string());
   ASSERT_EQ(r.status, 0) << r.err;
