@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/json_integer.h"
 
 namespace rastro::campaign {
 
@@ -73,11 +74,8 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   // Integers are range-checked before conversion: a float or a 72-digit number must be an error,
   // not undefined behaviour (found by tests/fuzz, F1 in docs/reliability.md).
   auto check_int = [&](const nlohmann::json& v, auto& out, const char* key) {
-    using T = std::remove_reference_t<decltype(out)>;
-    bool ok = v.is_number_integer() &&
-              (v.is_number_unsigned() ? std::in_range<T>(v.get<uint64_t>()) : std::in_range<T>(v.get<int64_t>()));
-    if (!ok) throw Error(fmt::format("{}: '{}' must be a whole number in range, not {}", origin, key, v.dump()));
-    out = v.is_number_unsigned() ? static_cast<T>(v.get<uint64_t>()) : static_cast<T>(v.get<int64_t>());
+    if (!json_to_integer(v, &out))
+      throw Error(fmt::format("{}: '{}' must be a whole number in range, not {}", origin, key, v.dump()));
   };
   auto get = [&](const char* key, auto& out) {
     if (!j.contains(key)) return;

@@ -144,5 +144,20 @@ TEST(TextFormat, BadInputNamesFileLineAndProblem) {
   }
 }
 
+// Fuzzer finding F4 (docs/reliability.md): a header integer too big for its field (nlohmann's
+// conversion is undefined behaviour) or a fraction is an error naming the key.
+TEST(TextFormat, HeaderIntegersOutOfRangeAreErrorsNamingTheKey) {
+  for (const char* value : {"69999999999999999999999999999999999999", "-1", "1.5", "1e300"}) {
+    std::istringstream in(std::string("# rastro-trace text 1 {\"format_version\":1,\"events_captured\":") + value +
+                          "}\npid\ttid\tbegin\tend\tfunction\targs\trvalue\n");
+    try {
+      read_text_trace(in, "fuzz.tsv");
+      ADD_FAILURE() << "accepted events_captured = " << value;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("events_captured"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rastro::trace

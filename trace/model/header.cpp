@@ -1,8 +1,11 @@
 #include "trace/model/header.h"
 
+#include <type_traits>
+
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/json_integer.h"
 
 namespace rastro::trace {
 
@@ -33,6 +36,12 @@ TraceHeader TraceHeader::from_json(const nlohmann::json& j) {
   auto get = [&](const char* key, auto& out) {
     auto it = j.find(key);
     if (it == j.end() || it->is_null()) return;
+    using T = std::remove_reference_t<decltype(out)>;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (!json_to_integer(*it, &out))
+        throw Error(fmt::format("trace header key '{}' must be a whole number in range, not {}", key, it->dump()));
+      return;
+    }
     try {
       it->get_to(out);
     } catch (const nlohmann::json::exception& e) {
