@@ -37,19 +37,14 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   EngineResult res;
   const size_t n = plan.requests.size();
   res.records.resize(n);
-  std::vector<ProcessSeed> seeds;
-  FdKeys keys = plan_fd_keys(plan, &seeds);
-  ProcessTable procs(seeds, keys.count);
-  CallExecutor exec(sandbox, procs, plan.trace.strings);
-  detail::ImplicitDeps imp = detail::implicit_deps(plan);
-  std::vector<int64_t> replay_end(n, 0);
+  detail::EngineSetup setup(plan, sandbox);
 
   // Reverse edges (dependants) in CSR form, and each request's count of outstanding dependencies.
   std::vector<uint32_t> remaining(n, 0);
   std::vector<uint32_t> out_begin(n + 1, 0);
   auto for_each_dep = [&](uint32_t r, auto&& f) {
-    if (imp.prev[r] >= 0) f(static_cast<uint32_t>(imp.prev[r]));
-    if (imp.spawn[r] >= 0) f(static_cast<uint32_t>(imp.spawn[r]));
+    if (setup.imp.prev[r] >= 0) f(static_cast<uint32_t>(setup.imp.prev[r]));
+    if (setup.imp.spawn[r] >= 0) f(static_cast<uint32_t>(setup.imp.spawn[r]));
     const Request& q = plan.requests[r];
     for (uint32_t i = 0; i < q.deps_count; ++i) {
       uint32_t d = plan.deps[q.deps_begin + i].request;
@@ -99,13 +94,13 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       int64_t planned = ready;
       if (timed) {
         planned = planned_issue_ns(options.timing,
-                                   detail::issue_inputs(plan, imp, r, replay_end.data(), start_ns, ready));
+                                   detail::issue_inputs(plan, setup.imp, r, setup.replay_end.data(), start_ns, ready));
         wait_until(planned);
       }
       RequestRecord& rec = res.records[r];
-      issue_request(exec, e, q.action, q.path, keys.keys[r].data(), procs.find(e.pid), scratch, &rec);
+      issue_request(setup.exec, e, q.action, q.path, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
       rec.planned_ns = planned;
-      replay_end[r] = rec.end_ns;
+      setup.replay_end[r] = rec.end_ns;
       while (!replayed.push(r)) CompletionFlag::cpu_relax();
     }
     std::lock_guard lock(merge_mu);
@@ -123,7 +118,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   for (uint32_t r = 0; r < n; ++r) {
     if (remaining[r] == 0) {
       while (!available.push(r)) CompletionFlag::cpu_relax();
-    } else if (imp.prev[r] < 0) {
+    } else if (setup.imp.prev[r] < 0) {
       ++waits;  // a thread's first request waiting for another thread's request
     }
   }
@@ -141,7 +136,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       uint32_t s = out[i];
       if (--remaining[s] == 0) {
         while (!available.push(s)) CompletionFlag::cpu_relax();
-      } else if (imp.prev[s] == static_cast<int64_t>(r)) {
+      } else if (setup.imp.prev[s] == static_cast<int64_t>(r)) {
         ++waits;  // its thread predecessor is done but another dependency is not
       }
     }

@@ -48,6 +48,13 @@ std::vector<uint32_t> request_events(const Plan& plan) {
 
 namespace detail {
 
+EngineSetup::EngineSetup(const Plan& plan, const SandboxResolver& sandbox)
+    : keys(plan_fd_keys(plan, &seeds)),
+      procs(seeds, keys.count),
+      exec(sandbox, procs, plan.trace.strings),
+      imp(implicit_deps(plan)),
+      replay_end(plan.requests.size(), 0) {}
+
 ImplicitDeps implicit_deps(const Plan& plan) {
   ImplicitDeps d;
   d.prev.assign(plan.requests.size(), -1);

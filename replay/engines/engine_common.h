@@ -6,7 +6,10 @@
 #include <vector>
 
 #include "replay/plan/plan.h"
+#include "replay/runtime/call_executor.h"
+#include "replay/runtime/process_state.h"
 #include "replay/runtime/replay_output.h"
+#include "replay/runtime/sandbox_resolver.h"
 #include "replay/runtime/timing.h"
 
 namespace rastro::replay::detail {
@@ -18,6 +21,18 @@ struct ImplicitDeps {
   std::vector<int64_t> spawn;  // per request: the creating clone (first request of a thread only)
 };
 ImplicitDeps implicit_deps(const Plan& plan);
+
+// What both engines build before the first call: fd keys and process seeds, the traced
+// processes' state, the call executor, the implicit dependencies, and each request's replayed end.
+struct EngineSetup {
+  EngineSetup(const Plan& plan, const SandboxResolver& sandbox);
+  std::vector<ProcessSeed> seeds;
+  FdKeys keys;
+  ProcessTable procs;
+  CallExecutor exec;
+  ImplicitDeps imp;
+  std::vector<int64_t> replay_end;  // written by the request, read by its dependants' timing
+};
 
 // Timing inputs of request r: the dependency (explicit or implicit) that completed latest in the
 // trace, and its replayed end. `replay_end` entries of r's dependencies must be published.

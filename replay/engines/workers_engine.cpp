@@ -18,13 +18,8 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   EngineResult res;
   const size_t n = plan.requests.size();
   res.records.resize(n);
-  std::vector<ProcessSeed> seeds;
-  FdKeys keys = plan_fd_keys(plan, &seeds);
-  ProcessTable procs(seeds, keys.count);
-  CallExecutor exec(sandbox, procs, plan.trace.strings);
-  detail::ImplicitDeps imp = detail::implicit_deps(plan);
+  detail::EngineSetup setup(plan, sandbox);
   std::unique_ptr<CompletionFlag[]> done(new CompletionFlag[n]);
-  std::vector<int64_t> replay_end(n, 0);
 
   CompletionFlag go;
   int64_t start_ns = 0;
@@ -35,14 +30,14 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
     const PlanThread& pt = plan.threads[t];
     std::string rt_why;
     bool rt_failed = options.realtime && !make_realtime(&rt_why);
-    ProcessState* proc = procs.find(pt.pid);
+    ProcessState* proc = setup.procs.find(pt.pid);
     ThreadScratch scratch;
     uint64_t waits = 0;
     go.wait();
     for (uint32_t r : pt.requests) {
       const Request& q = plan.requests[r];
       bool waited = false;
-      if (imp.spawn[r] >= 0) waited |= done[imp.spawn[r]].wait();
+      if (setup.imp.spawn[r] >= 0) waited |= done[setup.imp.spawn[r]].wait();
       for (uint32_t i = 0; i < q.deps_count; ++i) {
         uint32_t d = plan.deps[q.deps_begin + i].request;
         if (d != r) waited |= done[d].wait();
@@ -52,13 +47,13 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
       int64_t planned = ready;
       if (timed) {
         planned = planned_issue_ns(options.timing,
-                                   detail::issue_inputs(plan, imp, r, replay_end.data(), start_ns, ready));
+                                   detail::issue_inputs(plan, setup.imp, r, setup.replay_end.data(), start_ns, ready));
         wait_until(planned);
       }
       RequestRecord& rec = res.records[r];
-      issue_request(exec, plan.trace.events[q.event], q.action, q.path, keys.keys[r].data(), proc, scratch, &rec);
+      issue_request(setup.exec, plan.trace.events[q.event], q.action, q.path, setup.keys.keys[r].data(), proc, scratch, &rec);
       rec.planned_ns = planned;
-      replay_end[r] = rec.end_ns;
+      setup.replay_end[r] = rec.end_ns;
       done[r].complete();
     }
     std::lock_guard lock(merge_mu);

@@ -21,6 +21,7 @@
 #include "common/error.h"
 #include "workloads/common/file_fill.h"
 #include "workloads/common/target_dir.h"
+#include "workloads/common/record_run.h"
 #include "workloads/common/trace_emit.h"
 #include "workloads/macro/fileset_state.h"
 
@@ -300,19 +301,8 @@ LatencySummary fileserver_to_sink(const FileserverOptions& o, const std::vector<
   for (size_t d = 0; d < plan.dirs.size(); ++d) {
     if (dir_used[d]) settings["dirs"].push_back(plan.dirs[d]);
   }
-  trace::TraceHeader header = make_reference_header("reference-fileserver", std::move(settings), command, plan.root);
-  WorkloadRun run;
-  if (stopped) {
-    run.stopped_by = stop.load();
-    run.stop_reason = describe_stop(run.stopped_by) + " while preparing the file set (no request was made)";
-  } else {
-    run = run_fileserver(o, plan, stop);
-  }
-  emit_run(run, sink);
-  const LatencySummary summary = summarize(run);
-  finish_header(run, summary.to_json(), header);
-  sink.header() = header;
-  return summary;
+  return record_run(stopped, "the file set", stop, [&] { return run_fileserver(o, plan, stop); },
+                    make_reference_header("reference-fileserver", std::move(settings), command, plan.root), sink);
 }
 
 }  // namespace rastro::workloads

@@ -15,6 +15,7 @@
 #include "workloads/common/file_fill.h"
 #include "workloads/common/precise_pause.h"
 #include "workloads/common/target_dir.h"
+#include "workloads/common/record_run.h"
 #include "workloads/common/trace_emit.h"
 
 namespace rastro::workloads {
@@ -137,19 +138,8 @@ LatencySummary micro_to_sink(const MicroOptions& o, const std::vector<std::strin
                              const StopSignal& stop, trace::TraceSink& sink) {
   bool stopped = false;
   const std::string dir = prepare_micro(o, stop, &stopped);
-  trace::TraceHeader header = make_reference_header("reference-micro", micro_settings(o, dir), command, dir);
-  WorkloadRun run;
-  if (stopped) {
-    run.stopped_by = stop.load();
-    run.stop_reason = describe_stop(run.stopped_by) + " while preparing the files (no request was made)";
-  } else {
-    run = run_micro(o, dir, stop);
-  }
-  emit_run(run, sink);
-  const LatencySummary summary = summarize(run);
-  finish_header(run, summary.to_json(), header);
-  sink.header() = header;
-  return summary;
+  return record_run(stopped, "the files", stop, [&] { return run_micro(o, dir, stop); },
+                    make_reference_header("reference-micro", micro_settings(o, dir), command, dir), sink);
 }
 
 }  // namespace rastro::workloads
