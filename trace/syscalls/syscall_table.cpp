@@ -1,6 +1,7 @@
 #include "trace/syscalls/syscall_table.h"
 
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -12,6 +13,18 @@ namespace {
 constexpr SyscallInfo kRows[] = {
 #include "trace/syscalls/syscall_rows.inc"
 };
+
+// Direct index by number: syscall_by_nr runs for every replayed and inferred call.
+constexpr int kNrLimit = 512;
+constexpr auto kIndexByNr = [] {
+  std::array<int16_t, kNrLimit> idx{};
+  idx.fill(-1);
+  for (size_t i = 0; i < std::size(kRows); ++i) {
+    if (kRows[i].nr < 0 || kRows[i].nr >= kNrLimit) throw "syscall number outside the direct index";
+    idx[static_cast<size_t>(kRows[i].nr)] = static_cast<int16_t>(i);
+  }
+  return idx;
+}();
 
 const std::unordered_map<std::string_view, const SyscallInfo*>& by_name() {
   static const auto* map = [] {
@@ -38,9 +51,9 @@ constexpr ClassName kClassNames[] = {
 std::span<const SyscallInfo> all_syscalls() { return kRows; }
 
 const SyscallInfo* syscall_by_nr(int nr) {
-  auto it = std::lower_bound(std::begin(kRows), std::end(kRows), nr,
-                             [](const SyscallInfo& r, int n) { return r.nr < n; });
-  return it != std::end(kRows) && it->nr == nr ? &*it : nullptr;
+  if (nr < 0 || nr >= kNrLimit) return nullptr;
+  const int16_t i = kIndexByNr[static_cast<size_t>(nr)];
+  return i < 0 ? nullptr : &kRows[i];
 }
 
 const SyscallInfo* syscall_by_name(std::string_view name) {
