@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "replay/passes/fd_reuse.h"
 #include "replay/passes/process_table.h"
 #include "replay/passes/resolve_paths.h"
 #include "replay/passes/syscall_semantics.h"
@@ -13,6 +14,10 @@ namespace {
 struct EntrySlot {
   uint32_t entry = kNone;
   bool cloexec = false;
+  // A lifetime whose creator returned this fd later (fd_reuse.h): it takes the fd when `entry`
+  // is closed.
+  uint32_t deferred = kNone;
+  bool deferred_cloexec = false;
 };
 
 class FdResolver {
@@ -43,7 +48,8 @@ class FdResolver {
   }
 
   // The entry of `fd`, creating an inherited one (no creator) on first sight.
-  uint32_t lookup(ProcessTable<EntrySlot>::Process& proc, const trace::Event& e, int fd) {
+  uint32_t lookup(ProcessTable<EntrySlot>::Process& proc, const trace::Event& e, uint32_t r, int fd) {
+    if (uint32_t early = early_entry(r, e.pid, fd); early != kNone) return early;
     auto [it, fresh] = proc.files->fds.try_emplace(fd);
     if (!fresh) return it->second.entry;
     ++c_.inherited_fds;
@@ -69,7 +75,7 @@ class FdResolver {
     const size_t first = refs.size();
     uint32_t dup_ofd[2] = {kNone, kNone};
     for (int i = 0; i < fx.nuses; ++i) {
-      const uint32_t en = lookup(proc, e, fx.uses[i]);
+      const uint32_t en = lookup(proc, e, r, fx.uses[i]);
       bool seen = false;
       for (size_t k = first; k < refs.size(); ++k) seen |= refs[k].entry == en;
       if (!seen) refs.push_back(FdRef{en, FdRole::kUse});
@@ -78,19 +84,39 @@ class FdResolver {
     }
     auto& fds = proc.files->fds;
     for (int i = 0; i < fx.ncloses; ++i) {
+      if (uint32_t early = take_early_entry(r, e.pid, fx.closes[i]); early != kNone) {
+        refs.push_back(FdRef{early, FdRole::kClose});  // released before an earlier-begun create
+        continue;
+      }
       auto it = fds.find(fx.closes[i]);
       if (it == fds.end()) continue;
       refs.push_back(FdRef{it->second.entry, FdRole::kClose});
-      fds.erase(it);
+      if (it->second.deferred != kNone) {
+        it->second = EntrySlot{it->second.deferred, it->second.deferred_cloexec};
+      } else {
+        fds.erase(it);
+      }
     }
     for (int i = 0; i < fx.ncreated; ++i) {
       const auto& cr = fx.created[i];
       uint32_t ofd = dup_ofd[i];
       if (ofd == kNone) ofd = new_ofd(fx.opens_path && i == 0 ? c_.paths[r][0] : trace::kNoStr, r);
       const uint32_t en = new_entry(r, ofd);
-      // An fd returned while the table still holds it means its close was not captured; the
-      // old lifetime simply ends here.
-      fds[cr.fd] = EntrySlot{en, cr.cloexec};
+      // An fd returned while the table still holds it: its release overlaps this call and began
+      // later (fd_reuse.h), or it was not captured and the old lifetime simply ends here.
+      EntrySlot slot{en, cr.cloexec};
+      if (auto held = fds.find(cr.fd); held != fds.end()) {
+        auto event_of = [&](uint32_t k) -> const trace::Event& { return c_.trace.events[c_.order[k]]; };
+        const uint32_t held_creator = c_.fd_entries[held->second.entry].creator;
+        if (held_creator != kNone && returns_after(event_of(held_creator), e)) {
+          slot.deferred = held->second.entry;
+          slot.deferred_cloexec = held->second.cloexec;
+        } else if (uint32_t j = find_overlapping_release(r, static_cast<uint32_t>(c_.order.size()), cr.fd, event_of);
+                   j != kNone) {
+          early_.push_back(EarlyRelease{j, e.pid, cr.fd, held->second.entry});
+        }
+      }
+      fds[cr.fd] = slot;
       refs.push_back(FdRef{en, FdRole::kCreate});
     }
     if (fx.setfd >= 0) {
@@ -108,7 +134,32 @@ class FdResolver {
     return *last_proc_;
   }
 
+  // Old lifetimes that a later-begun request releases (fd_reuse.h): until that request, the
+  // process's uses of the fd and the release itself refer to `entry`, not to the table's
+  // current one (the new lifetime does not exist before the release). Few and short-lived.
+  struct EarlyRelease {
+    uint32_t release;
+    int32_t pid;
+    int fd;
+    uint32_t entry;
+  };
+  uint32_t early_entry(uint32_t r, int32_t pid, int fd) const {
+    for (const EarlyRelease& x : early_)
+      if (x.fd == fd && x.pid == pid && r <= x.release) return x.entry;
+    return kNone;
+  }
+  uint32_t take_early_entry(uint32_t r, int32_t pid, int fd) {
+    for (size_t i = 0; i < early_.size(); ++i) {
+      if (early_[i].release != r || early_[i].pid != pid || early_[i].fd != fd) continue;
+      const uint32_t en = early_[i].entry;
+      early_.erase(early_.begin() + static_cast<std::ptrdiff_t>(i));
+      return en;
+    }
+    return kNone;
+  }
+
   InferContext& c_;
+  std::vector<EarlyRelease> early_;
   ProcessTable<EntrySlot> table_;
   int32_t last_pid_ = 0;
   ProcessTable<EntrySlot>::Process* last_proc_ = nullptr;

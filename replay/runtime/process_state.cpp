@@ -7,6 +7,7 @@
 
 #include <set>
 
+#include "replay/passes/fd_reuse.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
@@ -182,10 +183,14 @@ void ProcessTable::spawn(int32_t parent_pid, int32_t child_tid, uint64_t clone_f
   child->set_cwd(parent->cwd());
 }
 
+// An fd's current key in a process's table: the key while the lifetime is open, ~key once it was
+// closed (a later use is still "use after close" of that lifetime, not "use before open").
+static int32_t live_key(int32_t stored) { return stored >= 0 ? stored : ~stored; }
+
 FdKeys plan_fd_keys(const Plan& plan, std::vector<ProcessSeed>* seeds) {
   FdKeys out;
   *seeds = process_seeds(plan.trace);
-  std::unordered_map<int32_t, std::map<int, int32_t>> current;  // pid -> traced fd -> key
+  std::unordered_map<int32_t, std::map<int, int32_t>> current;  // pid -> traced fd -> key (~key: closed)
   std::unordered_map<int32_t, int32_t> tid_to_pid;
   for (ProcessSeed& s : *seeds) {
     auto& cur = current[s.pid];
@@ -196,9 +201,27 @@ FdKeys plan_fd_keys(const Plan& plan, std::vector<ProcessSeed>* seeds) {
     }
     for (int32_t t : s.tids) tid_to_pid[t] = s.pid;
   }
+  // Lifetimes a later-begun request releases before an earlier-begun create (fd_reuse.h):
+  // (pid, traced fd) -> (the releasing request, the old lifetime's key). Until the release, the
+  // process's uses of the fd are the old lifetime's.
+  struct Early {
+    uint32_t release;
+    int32_t key;
+  };
+  std::map<std::pair<int32_t, int>, Early> early;
+  // Lifetimes whose creator returned the fd after a later-begun create (fd_reuse.h):
+  // (pid, traced fd) -> the key that takes the fd back when the current lifetime closes.
+  std::map<std::pair<int32_t, int>, int32_t> deferred;
+  std::vector<uint32_t> creator_of_key(static_cast<size_t>(out.count), kNone);  // request, kNone = inherited
+  auto new_key = [&](uint32_t creator) {
+    creator_of_key.push_back(creator);
+    return out.count++;
+  };
+  const auto n = static_cast<uint32_t>(plan.requests.size());
+  auto event_of = [&](uint32_t j) -> const trace::Event& { return plan.trace.events[plan.requests[j].event]; };
   out.keys.assign(plan.requests.size(), {-1, -1, -1, -1, -1, -1, -1, -1});
-  for (size_t r = 0; r < plan.requests.size(); ++r) {
-    const trace::Event& e = plan.trace.events[plan.requests[r].event];
+  for (uint32_t r = 0; r < n; ++r) {
+    const trace::Event& e = event_of(r);
     auto& keys = out.keys[r];
     auto& cur = current[e.pid];
     const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
@@ -206,17 +229,54 @@ FdKeys plan_fd_keys(const Plan& plan, std::vector<ProcessSeed>* seeds) {
     std::string_view name = info->name;
     bool dup2_like = name == "dup2" || name == "dup3";
     bool ok = !e.failed() && !(e.flags & trace::kEventUnfinished);
+    auto early_key = [&](int fd) -> int32_t {
+      if (early.empty()) return -1;
+      auto it = early.find({e.pid, fd});
+      return it == early.end() || r > it->second.release ? -1 : it->second.key;
+    };
     for (int i = 0; i < e.nargs; ++i) {
       const trace::Arg& a = e.arg(i);
       bool use = a.type == trace::ArgType::kFd || (a.type == trace::ArgType::kDirFd && a.value != AT_FDCWD);
       if (!use || (dup2_like && i == 1) || a.value < 0 || a.value > INT32_MAX) continue;
-      auto it = cur.find(static_cast<int>(a.value));
-      keys[static_cast<size_t>(i)] = it != cur.end() ? it->second : out.count++;
+      const int fd = static_cast<int>(a.value);
+      if (int32_t k = early_key(fd); k >= 0) {
+        keys[static_cast<size_t>(i)] = k;
+        continue;
+      }
+      auto it = cur.find(fd);
+      keys[static_cast<size_t>(i)] = it != cur.end() ? live_key(it->second) : new_key(kNone);
+    }
+    // Closes first: dup2 onto an open fd ends the old lifetime before creating the new one.
+    if (ok && touches_fds(e.nr)) {
+      const FdEffects fx = fd_effects(e, semantics(e.nr));
+      for (int i = 0; i < fx.ncloses; ++i) {
+        if (auto x = early.find({e.pid, fx.closes[i]}); x != early.end() && x->second.release == r) {
+          early.erase(x);  // the old lifetime, already replaced in `cur` by the create
+          continue;
+        }
+        auto it = cur.find(fx.closes[i]);
+        if (it == cur.end() || it->second < 0) continue;
+        if (auto d = deferred.find({e.pid, fx.closes[i]}); d != deferred.end()) {
+          it->second = d->second;
+          deferred.erase(d);
+        } else {
+          it->second = ~it->second;
+        }
+      }
     }
     auto create = [&](int fd, size_t slot) {
-      int32_t k = out.count++;
+      int32_t k = new_key(r);
       keys[slot] = k;
-      if (ok) cur[fd] = k;
+      if (!ok) return;
+      if (auto held = cur.find(fd); held != cur.end() && held->second >= 0) {
+        const uint32_t held_creator = creator_of_key[static_cast<size_t>(held->second)];
+        if (held_creator != kNone && returns_after(event_of(held_creator), e)) {
+          deferred[{e.pid, fd}] = held->second;
+        } else if (uint32_t j = find_overlapping_release(r, n, fd, event_of); j != kNone) {
+          early[{e.pid, fd}] = Early{j, held->second};
+        }
+      }
+      cur[fd] = k;
     };
     if (info->ret == trace::ReturnKind::kFd || (name == "fcntl" && e.nargs > 1 && is_fd_creating_fcntl(e.arg(1).value))) {
       create(static_cast<int>(e.rvalue), FdKeys::kRet);

@@ -8,6 +8,7 @@
 #include "replay/engines/engine.h"
 #include "replay/passes/replay_passes.h"
 #include "replay/runtime/fs_init.h"
+#include "replay/plan/plan_names.h"
 #include "replay/runtime/replay_output.h"
 #include "trace/io/trace_io.h"
 #include "replay_test_util.h"
@@ -204,6 +205,125 @@ TEST(EngineMicroReplay, ReusedFdNumbersAcrossThreadsStayApart) {
         EXPECT_EQ(res.stats.mismatched, 0u);
         EXPECT_EQ(std::filesystem::file_size(root.sub("a")), 500u);
         EXPECT_EQ(std::filesystem::file_size(root.sub("b")), 1000u);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rastro::replay
+
+namespace rastro::replay {
+namespace {
+
+// The fileserver pattern (replay/passes/fd_reuse.h): thread 11's open returns 3 although it
+// began just before thread 10's close(3), which returned first. Walking the trace in begin
+// order, the close must still end thread 10's lifetime of 3, and thread 11's writes go to /b.
+TEST(EngineMicroReplay, CloseThatOverlapsTheOpenReusingItsFdEndsTheOldLifetime) {
+  TraceBuilder b;
+  int64_t t = 1'000'000;
+  for (int round = 0; round < 20; ++round, t += 100'000) {
+    const std::string a = "/a" + std::to_string(round), bb = "/b" + std::to_string(round);
+    b.add(1, 10, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {a}, t, 1000);
+    b.add(1, 10, "write", {3, 0, 10}, 10, {}, t + 2000, 1000);
+    b.add(1, 11, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {bb}, t + 4000, 3000);  // ends t+7000
+    b.add(1, 10, "close", {3}, 0, {}, t + 4015, 900);                                                    // ends t+4915
+    b.add(1, 11, "write", {3, 0, 20}, 20, {}, t + 8000, 1000);
+    b.add(1, 12, "write", {3, 0, 30}, 30, {}, t + 10'000, 1000);  // another thread, same lifetime
+    b.add(1, 11, "close", {3}, 0, {}, t + 12'000, 1000);
+  }
+  trace::Trace tr = b.take();
+  // (Thread order alone has no edge from thread 11's open to thread 12's write.)
+  for (Ordering ord : {Ordering::kFs, Ordering::kTemporal}) {
+    auto plan = infer_plan(tr, ord).take();
+    EXPECT_EQ(plan.figures.inherited_fds, 0u) << ordering_name(ord);
+    for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
+      testing::TempDir root;
+      SandboxResolver sb(root.path());
+      EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
+      EXPECT_EQ(res.stats.skipped_total(), 0u) << ordering_name(ord);
+      EXPECT_EQ(res.stats.mismatched, 0u) << ordering_name(ord);
+      for (int round = 0; round < 20; ++round) {
+        EXPECT_EQ(std::filesystem::file_size(root.sub("a" + std::to_string(round))), 10u);
+        EXPECT_EQ(std::filesystem::file_size(root.sub("b" + std::to_string(round))), 50u);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rastro::replay
+
+namespace rastro::replay {
+namespace {
+
+// The mirror image (replay/passes/fd_reuse.h): thread 10's open began first but returned 3 last
+// (preempted before the syscall); meanwhile thread 11 opened, wrote and closed its own 3.
+TEST(EngineMicroReplay, CreateThatReturnsItsFdLastTakesItAfterTheOverlappingLifetime) {
+  TraceBuilder b;
+  int64_t t = 1'000'000;
+  for (int round = 0; round < 20; ++round, t += 200'000) {
+    const std::string a = "/a" + std::to_string(round), bb = "/b" + std::to_string(round);
+    b.add(1, 10, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {a}, t, 60'000);  // ends t+60000
+    b.add(1, 11, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {bb}, t + 500, 2500);
+    b.add(1, 11, "write", {3, 0, 20}, 20, {}, t + 4000, 1000);
+    b.add(1, 11, "close", {3}, 0, {}, t + 10'000, 1000);
+    b.add(1, 10, "write", {3, 0, 10}, 10, {}, t + 61'000, 1000);
+    b.add(1, 12, "write", {3, 0, 30}, 30, {}, t + 63'000, 1000);  // another thread, thread 10's lifetime
+    b.add(1, 10, "close", {3}, 0, {}, t + 65'000, 1000);
+  }
+  trace::Trace tr = b.take();
+  for (Ordering ord : {Ordering::kFs, Ordering::kTemporal}) {
+    auto plan = infer_plan(tr, ord).take();
+    EXPECT_EQ(plan.figures.inherited_fds, 0u) << ordering_name(ord);
+    for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
+      testing::TempDir root;
+      SandboxResolver sb(root.path());
+      EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
+      EXPECT_EQ(res.stats.skipped_total(), 0u) << ordering_name(ord);
+      EXPECT_EQ(res.stats.mismatched, 0u) << ordering_name(ord);
+      for (int round = 0; round < 20; ++round) {
+        EXPECT_EQ(std::filesystem::file_size(root.sub("a" + std::to_string(round))), 40u);
+        EXPECT_EQ(std::filesystem::file_size(root.sub("b" + std::to_string(round))), 20u);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rastro::replay
+
+namespace rastro::replay {
+namespace {
+
+// Between an earlier-begun create and the overlapping release it waits for (fd_reuse.h), the
+// releasing thread still uses the old lifetime: thread 10 writes to its 3 and then closes it
+// while thread 11's open, which will return 3, is in flight.
+TEST(EngineMicroReplay, UseBeforeTheOverlappingReleaseStaysWithTheOldLifetime) {
+  TraceBuilder b;
+  int64_t t = 1'000'000;
+  for (int round = 0; round < 20; ++round, t += 100'000) {
+    const std::string a = "/a" + std::to_string(round), bb = "/b" + std::to_string(round);
+    b.add(1, 10, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {a}, t, 20'000);
+    b.add(1, 11, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {bb}, t + 15'000, 15'000);
+    b.add(1, 10, "write", {3, 0, 10}, 10, {}, t + 20'100, 900);
+    b.add(1, 10, "close", {3}, 0, {}, t + 21'100, 900);
+    b.add(1, 11, "write", {3, 0, 20}, 20, {}, t + 31'000, 1000);
+    b.add(1, 11, "close", {3}, 0, {}, t + 33'000, 1000);
+  }
+  trace::Trace tr = b.take();
+  for (Ordering ord : {Ordering::kFs, Ordering::kTemporal}) {
+    auto plan = infer_plan(tr, ord).take();
+    EXPECT_EQ(plan.figures.inherited_fds, 0u) << ordering_name(ord);
+    for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
+      testing::TempDir root;
+      SandboxResolver sb(root.path());
+      EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
+      EXPECT_EQ(res.stats.skipped_total(), 0u) << ordering_name(ord);
+      EXPECT_EQ(res.stats.mismatched, 0u) << ordering_name(ord);
+      for (int round = 0; round < 20; ++round) {
+        EXPECT_EQ(std::filesystem::file_size(root.sub("a" + std::to_string(round))), 10u);
+        EXPECT_EQ(std::filesystem::file_size(root.sub("b" + std::to_string(round))), 20u);
       }
     }
   }

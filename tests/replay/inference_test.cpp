@@ -109,6 +109,60 @@ TEST(InferenceFs, OverlappingUsersOfAnFdStayConcurrent) {
   EXPECT_EQ(p.figures.max_parallelism, 2u);
 }
 
+// Thread 1's open returns 3 while thread 2's close(3) is in flight: the close began later but
+// freed 3 first (replay/passes/fd_reuse.h). The close ends thread 2's lifetime (it waits for
+// that lifetime's write), and thread 3's read uses the new one, created by thread 1's open.
+TEST(InferenceFs, CloseOverlappingTheCreateThatReusesItsFdEndsTheOldLifetime) {
+  PlanTraceBuilder b;
+  b.add(1, 2, 0, 10, "open", {"/old", O_RDWR_}, 3);            // 0
+  b.add(1, 4, 20, 30, "write", {3, 0, 10}, 10);                // 1: another user of the old 3
+  b.add(1, 1, 100, 200, "open", {"/new", O_RDWR_}, 3);         // 2
+  b.add(1, 2, 110, 150, "close", {3}, 0);                      // 3: began after 2, ended first
+  b.add(1, 3, 300, 310, "read", {3, 0, 10}, 10);               // 4
+  Plan p = infer(b.take(), Ordering::kFs);
+  const std::set<Edge> want = {
+      {0, 1, "fd-stage"},  // the write uses the fd the first open created
+      {1, 3, "fd-stage"},  // close(3) waits for the other user of *its* lifetime
+      {2, 4, "fd-stage"},  // the read uses the new lifetime
+  };
+  EXPECT_EQ(edges_of(p, false), want) << dump(edges_of(p, false));
+  EXPECT_EQ(p.figures.inherited_fds, 0u);
+}
+
+// The mirror image: thread 1's open began first but returned 3 after thread 2 had opened, used
+// and closed its own 3. Thread 3's write after that uses thread 1's lifetime.
+TEST(InferenceFs, CreateThatReturnsItsFdLastTakesItAfterTheOverlappingLifetime) {
+  PlanTraceBuilder b;
+  b.add(1, 1, 0, 600, "open", {"/a", O_RDWR_}, 3);             // 0: returns last
+  b.add(1, 2, 5, 30, "open", {"/b", O_RDWR_}, 3);              // 1
+  b.add(1, 4, 40, 50, "write", {3, 0, 10}, 10);                // 2: thread 2's lifetime
+  b.add(1, 2, 100, 110, "close", {3}, 0);                      // 3
+  b.add(1, 3, 700, 710, "write", {3, 0, 10}, 10);              // 4: thread 1's lifetime
+  Plan p = infer(b.take(), Ordering::kFs);
+  const std::set<Edge> want = {
+      {1, 2, "fd-stage"},  // the write uses the fd the second open created
+      {2, 3, "fd-stage"},  // whose close waits for it
+      {0, 4, "fd-stage"},  // the later write uses the first open's fd
+  };
+  EXPECT_EQ(edges_of(p, false), want) << dump(edges_of(p, false));
+  EXPECT_EQ(p.figures.inherited_fds, 0u);
+}
+
+// Until the overlapping release, the releasing thread's uses are the old lifetime's: thread 1
+// writes to its 3 and closes it while thread 2's open, which returns 3, is in flight.
+TEST(InferenceFs, UseBeforeTheOverlappingReleaseStaysWithTheOldLifetime) {
+  PlanTraceBuilder b;
+  b.add(1, 1, 0, 200, "open", {"/a", O_RDWR_}, 3);             // 0
+  b.add(1, 2, 150, 300, "open", {"/b", O_RDWR_}, 3);           // 1: needs 0's 3 released
+  b.add(1, 1, 201, 210, "write", {3, 0, 10}, 10);              // 2: still 0's lifetime
+  b.add(1, 1, 211, 220, "close", {3}, 0);                      // 3: the release
+  b.add(1, 3, 400, 410, "write", {3, 0, 10}, 10);              // 4: 1's lifetime
+  Plan p = infer(b.take(), Ordering::kFs);
+  const std::set<Edge> want = {{1, 4, "fd-stage"}};  // 2 and 3 follow 0 in thread order
+  EXPECT_EQ(edges_of(p, false), want) << dump(edges_of(p, false));
+  EXPECT_EQ(p.figures.inherited_fds, 0u);
+}
+
 TEST(InferenceFs, FailedCallsAreUnconstrainedAndConstrainNobody) {
   PlanTraceBuilder b;
   b.add(1, 1, 0, 10, "mkdir", {"/d", 0755}, 0);
