@@ -5,7 +5,8 @@
 #  2. `rastro compile --build` of it, timed (generation + build of a 100k-request program);
 #  3. the compiled program replays it REPS times (fullspeed, fs ordering); calls/s = replayed
 #     calls / the summary's wall time (first call's begin to last call's end);
-#  4. the bare loop and the workers engine on the same workload shape (bench/replay_engine_bench).
+#  4. each replay is paired with a bare-loop run just before it (bench/replay_engine_bench), and the
+#     median ratio is reported, with the workers engine's paired ratio on the same shape.
 # Usage: bench/compiled_replay.sh [BUILD_DIR] [N] [REPS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,30 +24,21 @@ start=$(date +%s.%N)
 end=$(date +%s.%N)
 echo "compile --build of $n+ requests: $(cat "$work/time") ($(echo "$end - $start" | bc) s)"
 
-rates=()
+# Each repetition times the bare loop (replay_engine_bench's BareLoop, 100k cached preads) right
+# before the compiled replay and keeps the ratio of the pair: this VM's bare-loop rate drifts by
+# 20-30 % between runs a few seconds apart, so only paired ratios compare like with like.
+ratios=()
 for i in $(seq 1 "$reps"); do
+  bare=$("$build/bench/replay_engine_bench" --benchmark_filter='BareLoop' --benchmark_format=json 2>/dev/null |
+    python3 -c "import json,sys;print(json.load(sys.stdin)['benchmarks'][0]['items_per_second'])")
   rm -rf "$work/root"
   "$work/c/replay" --root "$work/root" --init -o "$work/out.rastro" --summary-json "$work/s.json" >/dev/null
-  rate=$(python3 -c "import json;s=json.load(open('$work/s.json'));print(s['replayed']/(s['wall_ns']/1e9))")
-  mm=$(python3 -c "import json;print(json.load(open('$work/s.json'))['mismatched'])")
-  rates+=("$rate")
-  echo "compiled replay run $i: $(printf '%.0f' "$rate") calls/s, $mm mismatched"
+  read -r rate mm < <(python3 -c "import json;s=json.load(open('$work/s.json'));print(s['replayed']/(s['wall_ns']/1e9), s['mismatched'])")
+  ratio=$(python3 -c "print($rate / $bare)")
+  ratios+=("$ratio")
+  printf 'run %d: bare loop %.0f preads/s, compiled replay %.0f calls/s = %.3fx, %s mismatched\n' "$i" "$bare" "$rate" "$ratio" "$mm"
 done
-median=$(printf '%s\n' "${rates[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-echo "compiled replay median: $(printf '%.0f' "$median") calls/s"
-
-"$build/bench/replay_engine_bench" --benchmark_filter='BareLoop|Workers' --benchmark_repetitions="$reps" \
-  --benchmark_report_aggregates_only=true --benchmark_format=json >"$work/engine.json" 2>/dev/null
-python3 - "$work/engine.json" "$median" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-med = {b["run_name"]: b for b in d["benchmarks"] if b.get("aggregate_name") == "median"}
-bare = next(v for k, v in med.items() if "BareLoop" in k)
-workers = next(v for k, v in med.items() if "Workers" in k)
-bare_rate = bare.get("calls_per_s") or 100000 / (bare["real_time"] / 1e3)
-work_rate = workers.get("replay_calls_per_s") or workers.get("calls_per_s")
-compiled = float(sys.argv[2])
-print(f"bare loop median: {bare_rate:,.0f} preads/s")
-print(f"workers median:   {work_rate:,.0f} calls/s  = {work_rate / bare_rate:.2f}x bare")
-print(f"compiled median:  {compiled:,.0f} calls/s  = {compiled / bare_rate:.2f}x bare")
-PY
+median=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+echo "compiled replay / bare loop, median of $reps pairs: $median"
+echo "workers engine, same pairing (replay_engine_bench BM_WorkersVsBarePaired):"
+"$build/bench/replay_engine_bench" --benchmark_filter='Paired' 2>/dev/null | grep -oE 'ratio_in_replay=[0-9.]+.*'

@@ -41,6 +41,7 @@ struct ThreadState {
   replay::ThreadScratch scratch;
   uint64_t waits = 0;
   bool waited = false;
+  int64_t prev_end = -1;  // the thread's previous request's replayed end
 };
 
 void ThreadContext::wait(uint32_t request) { s_->waited |= s_->sh->done[request].wait(); }
@@ -49,9 +50,9 @@ void ThreadContext::issue(uint32_t r) {
   SharedState& sh = *s_->sh;
   if (sh.imp.spawn[r] >= 0) wait(static_cast<uint32_t>(sh.imp.spawn[r]));
   s_->waits += s_->waited;
-  s_->waited = false;
   const replay::Request& q = sh.plan->requests[r];
-  int64_t ready = monotonic_ns();
+  const int64_t ready = replay::ready_ns(s_->waited, s_->prev_end);
+  s_->waited = false;
   int64_t planned = ready;
   if (sh.timing.policy != replay::TimingPolicy::kFullspeed) {
     planned = replay::planned_issue_ns(sh.timing,
@@ -62,6 +63,7 @@ void ThreadContext::issue(uint32_t r) {
   replay::issue_request(*sh.exec, sh.plan->trace.events[q.event], q.action, q.path, sh.keys->keys[r].data(), s_->proc,
                         s_->scratch, &rec);
   rec.planned_ns = planned;
+  s_->prev_end = rec.end_ns;
   sh.replay_end[r] = rec.end_ns;
   sh.done[r].complete();
 }

@@ -33,6 +33,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
     ProcessState* proc = setup.procs.find(pt.pid);
     ThreadScratch scratch;
     uint64_t waits = 0;
+    int64_t prev_end = -1;
     go.wait();
     for (uint32_t r : pt.requests) {
       const Request& q = plan.requests[r];
@@ -43,7 +44,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
         if (d != r) waited |= done[d].wait();
       }
       waits += waited;
-      int64_t ready = monotonic_ns();
+      const int64_t ready = ready_ns(waited, prev_end);
       int64_t planned = ready;
       if (timed) {
         planned = planned_issue_ns(options.timing,
@@ -53,6 +54,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
       RequestRecord& rec = res.records[r];
       issue_request(setup.exec, plan.trace.events[q.event], q.action, q.path, setup.keys.keys[r].data(), proc, scratch, &rec);
       rec.planned_ns = planned;
+      prev_end = rec.end_ns;
       setup.replay_end[r] = rec.end_ns;
       done[r].complete();
     }

@@ -10,6 +10,14 @@
 
 namespace rastro::replay {
 
+// When a request whose dependencies are all done became ready: if none had to be waited for,
+// when its thread's previous request ended (a time already read: the common fullspeed path
+// costs no extra clock read); otherwise now. `prev_end_ns` < 0: the thread's first request.
+// At fullspeed the issue error (begin - ready) is then the replayer's own gap between calls.
+inline int64_t ready_ns(bool waited, int64_t prev_end_ns) {
+  return waited || prev_end_ns < 0 ? monotonic_ns() : prev_end_ns;
+}
+
 inline void issue_request(const CallExecutor& exec, const trace::Event& e, RequestAction action,
                           const trace::StrId* resolved_paths, const int32_t* fd_keys, ProcessState* proc,
                           ThreadScratch& scratch, RequestRecord* rec) {
