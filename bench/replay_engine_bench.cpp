@@ -65,6 +65,17 @@ trace::Trace pread_trace(int64_t n, int64_t gap_ns) {
   return t;
 }
 
+// The fs-ordered plan of pread_trace(n, gap_ns) and a sandbox root holding its initial state.
+struct PreparedReplay {
+  replay::Plan plan;
+  Root root;
+  replay::SandboxResolver sandbox;
+  PreparedReplay(int64_t n, int64_t gap_ns)
+      : plan(replay::infer_plan(pread_trace(n, gap_ns), replay::Ordering::kFs).take()), sandbox(root.path) {
+    replay::create_initial_state(sandbox, replay::plan_initial_state(plan.trace));
+  }
+};
+
 void BM_BareLoopPread(benchmark::State& state) {
   Root root;
   std::string p = root.path + "/f";
@@ -83,10 +94,9 @@ void BM_BareLoopPread(benchmark::State& state) {
 
 void replay_pread(benchmark::State& state, replay::EngineKind kind) {
   const int64_t n = state.range(0);
-  replay::Plan plan = replay::infer_plan(pread_trace(n, 2000), replay::Ordering::kFs).take();
-  Root root;
-  replay::SandboxResolver sb(root.path);
-  replay::create_initial_state(sb, replay::plan_initial_state(plan.trace));
+  PreparedReplay p(n, 2000);
+  replay::Plan& plan = p.plan;
+  replay::SandboxResolver& sb = p.sandbox;
   replay::EngineOptions opt;
   uint64_t mismatched = 0, skipped = 0;
   double in_replay_ns = 0;
@@ -113,11 +123,10 @@ void BM_WorkersReplayPread(benchmark::State& state) { replay_pread(state, replay
 // apart, so ratios of separately timed benchmarks mostly measure that drift.
 void paired_ratio(benchmark::State& state, replay::EngineKind kind) {
   const int64_t n = state.range(0);
-  replay::Plan plan = replay::infer_plan(pread_trace(n, 2000), replay::Ordering::kFs).take();
-  Root root;
-  replay::SandboxResolver sb(root.path);
-  replay::create_initial_state(sb, replay::plan_initial_state(plan.trace));
-  int fd = open((root.path + "/data/f").c_str(), O_RDONLY);
+  PreparedReplay p(n, 2000);
+  replay::Plan& plan = p.plan;
+  replay::SandboxResolver& sb = p.sandbox;
+  int fd = open((p.root.path + "/data/f").c_str(), O_RDONLY);
   std::vector<char> buf(4096);
   std::vector<double> in_replay, with_setup;
   uint64_t bad = 0;
@@ -148,10 +157,9 @@ void BM_CoordinatorReplayPread(benchmark::State& state) { replay_pread(state, re
 // Timestamp policy at 100k requests/s: requests 10 us apart.
 void BM_TimestampIssueError(benchmark::State& state) {
   const int64_t n = state.range(0);
-  replay::Plan plan = replay::infer_plan(pread_trace(n, 10'000), replay::Ordering::kFs).take();
-  Root root;
-  replay::SandboxResolver sb(root.path);
-  replay::create_initial_state(sb, replay::plan_initial_state(plan.trace));
+  PreparedReplay p(n, 10'000);
+  replay::Plan& plan = p.plan;
+  replay::SandboxResolver& sb = p.sandbox;
   replay::EngineOptions opt;
   opt.timing = replay::parse_timing("timestamp").take();
   std::vector<int64_t> err;

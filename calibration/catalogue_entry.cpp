@@ -128,6 +128,10 @@ std::vector<CatalogueEntry> analyze_results(const std::vector<ExperimentResult>&
       e.undefined["calibration"] = curve.error();
       continue;
     }
+    if (auto why = calibration_obstacle(*curve, opt.alpha)) {  // bias stays uncorrected, said why
+      e.undefined["calibration"] = *why;
+      continue;
+    }
     if (auto bg = as_number(e.background)) curve->domain.background = *bg;
     std::vector<metrology::Replicate> corrected;
     const auto& rows = groups.at({e.instrument, e.type, e.level, e.background});

@@ -150,4 +150,20 @@ Result<BandPoint> prediction_band(const CalibrationCurve& c, double x, double al
   return b;
 }
 
+std::optional<std::string> calibration_obstacle(const CalibrationCurve& c, double alpha) {
+  if (c.kind == CurveKind::kSinglePoint) return std::nullopt;
+  const std::string range = fmt::format("references {:.4g}–{:.4g} {}", c.domain.x_min, c.domain.x_max, c.unit);
+  if (!(c.b1 > 0))
+    return fmt::format("the curve cannot calibrate: its gain b1 = {:.3g} is not positive over {} (fit it over a wider "
+                       "range of load levels)", c.b1, range);
+  if (c.kind == CurveKind::kLinear && c.se_b1 && *c.se_b1 > 0 && c.df > 0) {
+    auto t = metrology::t_quantile(1 - alpha / 2, c.df);
+    if (t && c.b1 / *c.se_b1 < *t)
+      return fmt::format("the curve cannot calibrate: its gain b1 = {:.3g} ± {:.3g} ({:g} % confidence) is not "
+                         "significantly positive over {} (fit it over a wider range of load levels)",
+                         c.b1, *t * *c.se_b1, 100 * (1 - alpha), range);
+  }
+  return std::nullopt;
+}
+
 }  // namespace rastro::calibration

@@ -60,6 +60,15 @@ inline double predict_measured(const CalibrationCurve& c, double x) { return c.b
 // x = (y − b0)/b1 for one measured value (no interval; see inverse_prediction.h).
 inline double correct(const CalibrationCurve& c, double y) { return (y - c.b0) / c.b1; }
 
+// Why the curve cannot calibrate, or nullopt when it can. A curve corrects by inverting the gain
+// b1, so the gain must be positive and, for a fitted line, significantly so:
+// b1 / se(b1) > t(1 − α/2, df). Over a reference range too narrow for the scatter of the
+// measurements (two load levels a few percent apart) a least-squares line can come out flat or
+// even falling; its inverse then amplifies noise or reverses the order of the values, and the
+// "uncertainty after calibration" it yields means nothing. Single-point curves (b1 fixed at 1)
+// always can.
+std::optional<std::string> calibration_obstacle(const CalibrationCurve& c, double alpha = 0.05);
+
 // Confidence and prediction intervals of ŷ at x, as R's predict.lm(interval = ...).
 struct BandPoint {
   double fit = 0;

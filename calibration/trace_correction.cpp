@@ -73,6 +73,7 @@ Result<CorrectionReport> apply_curve(trace::Trace& t, const CalibrationCurve& cu
     ++rep.corrected;
   }
   rep.warnings = validity_warnings(curve.domain, where);
+  if (auto why = calibration_obstacle(curve)) rep.warnings.push_back(*why);
   if (rep.clamped_to_zero)
     rep.warnings.push_back(fmt::format("{} events would have a negative corrected time; set to 0",
                                        rep.clamped_to_zero));

@@ -102,6 +102,8 @@ void setup_fit(CLI::App& app) {
                          "against the kernel and machine it is applied on\n");
     if (!*background)
       fmt::print(stderr, "rastro calibrate fit: warning: no --background: the curve records no background-load level\n");
+    if (auto why = calibration_obstacle(c))
+      fmt::print(stderr, "rastro calibrate fit: WARNING: {}; `calibrate apply` will warn, and refuse with --strict\n", *why);
   });
 }
 

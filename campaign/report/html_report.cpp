@@ -219,6 +219,9 @@ std::string summary_html(const nlohmann::json& cat) {
       std::string U = num(e["U_rel"], "{:.2f}");
       if (e["after_calibration"].is_object()) U = num(e["after_calibration"]["U_rel"], "{:.2f}") + " (" + U + ")";
       std::string sig = e["bias_significant"].is_boolean() ? (e["bias_significant"].get<bool>() ? "yes" : "no") : "n/a";
+      if (sig == "yes" && e["calibration"].is_null() && e["undefined"].contains("calibration") &&
+          e["undefined"]["calibration"].is_string())
+        sig = fmt::format("<span title=\"{}\">yes, not calibrated</span>", xml_escape(e["undefined"]["calibration"].get<std::string>()));
       h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                        name, status, xml_escape(e["type"].get<std::string>()), level_text(e["level"]), level_text(e["background"]), e["n"].dump(),
                        num(e["mean"], "{:.3f}"), num(e["reference_mean"], "{:.3f}"), num(e["precision_rel"], "{:.2f}"),

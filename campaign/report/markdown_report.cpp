@@ -101,6 +101,8 @@ std::string markdown_catalogue(const nlohmann::json& cat) {
           return pct(e[key]);
         };
         std::string calib = "n/a";
+        if (e["calibration"].is_null() && e["undefined"].contains("calibration"))
+          calib = "needed, none usable: " + json_text(e["undefined"]["calibration"]);
         if (e["calibration"].is_string()) calib = e["calibration"].get<std::string>();
         else if (e["calibration"].is_object())
           calib = fmt::format("y = {:.4g} + {:.4g}·x", e["calibration"]["b0"].get<double>(), e["calibration"]["b1"].get<double>());

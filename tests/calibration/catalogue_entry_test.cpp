@@ -1,6 +1,7 @@
 #include "calibration/catalogue_entry.h"
 
 #include <random>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -115,6 +116,31 @@ for (ins in c('ebpf', 'strace')) for (lv in c(1, 2, 4)) for (bg in c(0, 1)) {
         EXPECT_TRUE(close_rel(e.shapiro->W, r[6], 1e-6));
         EXPECT_TRUE(close_rel(e.shapiro->p_value, r[7], 1e-6));
       }
+}
+
+// A significant bias over two close levels whose measured values do not rise with the
+// reference: no curve can correct it, so the entry keeps its uncalibrated budget and says why
+// (the demo's replayers at SW levels 1-2 fitted a falling line here and reported U 129 % -> 20 %).
+TEST(Catalogue, BiasWithoutAUsableCurveStaysUncalibratedWithTheReason) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> z(0, 0.15);
+  std::vector<ExperimentResult> rs;
+  size_t line = 2;
+  for (auto [level, ref, measured] : {std::tuple{"1", 3.607, 3.6}, std::tuple{"2", 3.399, 4.8}})
+    for (long rep = 1; rep <= 10; ++rep)
+      rs.push_back({"workers", "SW", level, "0", rep, measured + z(rng), ref, 0, line++});
+  auto es = analyze_results(rs);
+  const auto& e = find(es, "workers", "2", "0");
+  ASSERT_TRUE(e.budget);
+  EXPECT_TRUE(e.calibration_needed);
+  EXPECT_FALSE(e.curve);
+  EXPECT_FALSE(e.after_calibration);
+  ASSERT_TRUE(e.undefined.count("calibration"));
+  EXPECT_NE(e.undefined.at("calibration").find("cannot calibrate"), std::string::npos) << e.undefined.at("calibration");
+  auto j = to_json(e);
+  EXPECT_TRUE(j["calibration"].is_null());
+  EXPECT_TRUE(j["after_calibration"].is_null());
+  EXPECT_EQ(j["undefined"]["calibration"], e.undefined.at("calibration"));
 }
 
 TEST(Catalogue, BadGroupsAreUndefinedWithReasons) {

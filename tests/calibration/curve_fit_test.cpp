@@ -73,6 +73,74 @@ for (l in readLines(DATA)) {
   }
 }
 
+// calibration_obstacle against R: a fitted line can calibrate exactly when R's summary(lm)
+// gives a positive slope whose t value exceeds qt(1 - alpha/2, df). Cases mix gains that are
+// clearly positive, flat and negative, over narrow reference ranges (two close levels, as a
+// replay campaign's levels 1-2 give) and wide ones.
+TEST(CalibrationObstacle, AgreesWithRsSlopeTest) {
+  RASTRO_REQUIRE_R();
+  std::mt19937_64 rng(7);
+  std::vector<std::vector<CalibrationPoint>> cases;
+  std::vector<std::vector<double>> lines;
+  for (int c = 0; c < 60; ++c) {
+    const double b1 = std::vector<double>{-0.6, 0.0, 0.2, 1.0, 1.4}[rng() % 5];
+    const double x0 = std::uniform_real_distribution<double>(2, 100)(rng);
+    const double width = (rng() % 2) ? 0.06 * x0 : 3 * x0;  // two close levels, or a wide range
+    const double noise = std::exp(std::uniform_real_distribution<double>(-3, 1)(rng)) * x0 / 10;
+    std::normal_distribution<double> z(0, noise);
+    std::vector<CalibrationPoint> pts;
+    for (int level = 0; level < 2 + static_cast<int>(rng() % 3); ++level)
+      for (int rep = 0; rep < 10; ++rep) {
+        const double x = x0 + width * level;
+        pts.push_back({x, 1 + b1 * x + z(rng)});
+      }
+    std::vector<double> line;
+    for (auto& p : pts) line.push_back(p.reference);
+    for (auto& p : pts) line.push_back(p.measured);
+    cases.push_back(pts);
+    lines.push_back(line);
+  }
+  const auto out = rastro::testing::run_r(R"(
+for (l in readLines(DATA)) {
+  a <- as.numeric(strsplit(l, ' ')[[1]]); n <- length(a) / 2
+  x <- a[1:n]; y <- a[(n + 1):(2 * n)]
+  s <- summary(lm(y ~ x))
+  cat(as.integer(s$coefficients[2, 1] > 0 && s$coefficients[2, 3] > qt(0.975, s$df[2])), '
+')
+})", rastro::testing::vectors_text(lines));
+  const auto rows = rastro::testing::parse_rows(out);
+  ASSERT_EQ(rows.size(), cases.size()) << out;
+  int usable = 0, not_usable = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(i);
+    auto c = fit_curve(cases[i], CurveKind::kLinear);
+    ASSERT_TRUE(c.ok()) << c.error();
+    const bool r_usable = rows[i].at(0) == 1;
+    const auto why = calibration_obstacle(*c);
+    EXPECT_EQ(!why.has_value(), r_usable) << (why ? *why : "no obstacle") << " b1=" << c->b1;
+    (r_usable ? usable : not_usable)++;
+  }
+  EXPECT_GT(usable, 10);  // both verdicts are exercised
+  EXPECT_GT(not_usable, 10);
+}
+
+TEST(CalibrationObstacle, NegativeOrFlatGainIsRefusedWithTheReason) {
+  // Two levels 6 % apart, measured values falling: the replay campaign's situation in the demo.
+  std::vector<CalibrationPoint> pts;
+  for (int r = 0; r < 10; ++r) {
+    pts.push_back({3.399, 4.9 + 0.05 * (r % 3)});
+    pts.push_back({3.607, 3.6 + 0.05 * (r % 3)});
+  }
+  auto c = fit_curve(pts, CurveKind::kLinear).value();
+  ASSERT_LT(c.b1, 0);
+  auto why = calibration_obstacle(c);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("not positive"), std::string::npos) << *why;
+  EXPECT_NE(why->find("3.399"), std::string::npos) << *why;  // names the range fitted on
+  auto single = fit_curve({{{5, 6}, {5, 6.2}}}, CurveKind::kSinglePoint).value();
+  EXPECT_FALSE(calibration_obstacle(single));  // gain fixed at 1
+}
+
 TEST(CurveFit, SinglePointIsAnOffset) {
   std::vector<CalibrationPoint> pts{{10, 12.1}, {10, 11.9}, {10, 12.3}, {10, 11.7}};
   auto c = fit_curve(pts, default_kind(pts)).value();

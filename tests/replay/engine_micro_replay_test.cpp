@@ -216,6 +216,27 @@ TEST(EngineMicroReplay, ReusedFdNumbersAcrossThreadsStayApart) {
 namespace rastro::replay {
 namespace {
 
+// Replays `tr` (rounds of /a<i> and /b<i> written by threads reusing fd 3) with both engines
+// under fs and temporal ordering (thread order alone has no cross-thread edge): every call
+// replays and each file gets exactly the bytes written through its own lifetime of fd 3.
+void expect_fd_reuse_replays(const trace::Trace& tr, int rounds, uintmax_t a_bytes, uintmax_t b_bytes) {
+  for (Ordering ord : {Ordering::kFs, Ordering::kTemporal}) {
+    auto plan = infer_plan(tr, ord).take();
+    EXPECT_EQ(plan.figures.inherited_fds, 0u) << ordering_name(ord);
+    for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
+      testing::TempDir root;
+      SandboxResolver sb(root.path());
+      EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
+      EXPECT_EQ(res.stats.skipped_total(), 0u) << ordering_name(ord);
+      EXPECT_EQ(res.stats.mismatched, 0u) << ordering_name(ord);
+      for (int round = 0; round < rounds; ++round) {
+        EXPECT_EQ(std::filesystem::file_size(root.sub("a" + std::to_string(round))), a_bytes);
+        EXPECT_EQ(std::filesystem::file_size(root.sub("b" + std::to_string(round))), b_bytes);
+      }
+    }
+  }
+}
+
 // The fileserver pattern (replay/passes/fd_reuse.h): thread 11's open returns 3 although it
 // began just before thread 10's close(3), which returned first. Walking the trace in begin
 // order, the close must still end thread 10's lifetime of 3, and thread 11's writes go to /b.
@@ -232,23 +253,7 @@ TEST(EngineMicroReplay, CloseThatOverlapsTheOpenReusingItsFdEndsTheOldLifetime) 
     b.add(1, 12, "write", {3, 0, 30}, 30, {}, t + 10'000, 1000);  // another thread, same lifetime
     b.add(1, 11, "close", {3}, 0, {}, t + 12'000, 1000);
   }
-  trace::Trace tr = b.take();
-  // (Thread order alone has no edge from thread 11's open to thread 12's write.)
-  for (Ordering ord : {Ordering::kFs, Ordering::kTemporal}) {
-    auto plan = infer_plan(tr, ord).take();
-    EXPECT_EQ(plan.figures.inherited_fds, 0u) << ordering_name(ord);
-    for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
-      testing::TempDir root;
-      SandboxResolver sb(root.path());
-      EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
-      EXPECT_EQ(res.stats.skipped_total(), 0u) << ordering_name(ord);
-      EXPECT_EQ(res.stats.mismatched, 0u) << ordering_name(ord);
-      for (int round = 0; round < 20; ++round) {
-        EXPECT_EQ(std::filesystem::file_size(root.sub("a" + std::to_string(round))), 10u);
-        EXPECT_EQ(std::filesystem::file_size(root.sub("b" + std::to_string(round))), 50u);
-      }
-    }
-  }
+  expect_fd_reuse_replays(b.take(), 20, 10, 50);
 }
 
 }  // namespace
@@ -272,22 +277,7 @@ TEST(EngineMicroReplay, CreateThatReturnsItsFdLastTakesItAfterTheOverlappingLife
     b.add(1, 12, "write", {3, 0, 30}, 30, {}, t + 63'000, 1000);  // another thread, thread 10's lifetime
     b.add(1, 10, "close", {3}, 0, {}, t + 65'000, 1000);
   }
-  trace::Trace tr = b.take();
-  for (Ordering ord : {Ordering::kFs, Ordering::kTemporal}) {
-    auto plan = infer_plan(tr, ord).take();
-    EXPECT_EQ(plan.figures.inherited_fds, 0u) << ordering_name(ord);
-    for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
-      testing::TempDir root;
-      SandboxResolver sb(root.path());
-      EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
-      EXPECT_EQ(res.stats.skipped_total(), 0u) << ordering_name(ord);
-      EXPECT_EQ(res.stats.mismatched, 0u) << ordering_name(ord);
-      for (int round = 0; round < 20; ++round) {
-        EXPECT_EQ(std::filesystem::file_size(root.sub("a" + std::to_string(round))), 40u);
-        EXPECT_EQ(std::filesystem::file_size(root.sub("b" + std::to_string(round))), 20u);
-      }
-    }
-  }
+  expect_fd_reuse_replays(b.take(), 20, 40, 20);
 }
 
 }  // namespace
@@ -311,22 +301,7 @@ TEST(EngineMicroReplay, UseBeforeTheOverlappingReleaseStaysWithTheOldLifetime) {
     b.add(1, 11, "write", {3, 0, 20}, 20, {}, t + 31'000, 1000);
     b.add(1, 11, "close", {3}, 0, {}, t + 33'000, 1000);
   }
-  trace::Trace tr = b.take();
-  for (Ordering ord : {Ordering::kFs, Ordering::kTemporal}) {
-    auto plan = infer_plan(tr, ord).take();
-    EXPECT_EQ(plan.figures.inherited_fds, 0u) << ordering_name(ord);
-    for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
-      testing::TempDir root;
-      SandboxResolver sb(root.path());
-      EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
-      EXPECT_EQ(res.stats.skipped_total(), 0u) << ordering_name(ord);
-      EXPECT_EQ(res.stats.mismatched, 0u) << ordering_name(ord);
-      for (int round = 0; round < 20; ++round) {
-        EXPECT_EQ(std::filesystem::file_size(root.sub("a" + std::to_string(round))), 10u);
-        EXPECT_EQ(std::filesystem::file_size(root.sub("b" + std::to_string(round))), 20u);
-      }
-    }
-  }
+  expect_fd_reuse_replays(b.take(), 20, 10, 20);
 }
 
 }  // namespace
