@@ -238,7 +238,7 @@ std::string html_report(const nlohmann::json& cat, const std::vector<calibration
   std::string h = R"(<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>rastro catalogue</title><style>
 body{font-family:sans-serif;margin:24px;max-width:1400px;color:#222}h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}td:first-child,th:first-child{text-align:left}
-tr.na td{color:#a00;text-align:left}.plots svg{margin:6px;border:1px solid #eee}.note{color:#666;font-style:italic}</style></head><body>
+tr.na td{color:#a00;text-align:left}.plots svg{margin:6px;border:1px solid #eee}svg{max-width:100%;height:auto}.note{color:#666;font-style:italic}</style></head><body>
 )";
   h += "<h1>rastro measurement catalogue</h1>\n";
   h += "<p><b>Measurand:</b> " + xml_escape(cat["measurand"].get<std::string>()) + ".<br><b>Environment:</b> " +

@@ -153,17 +153,22 @@ std::string line_chart(const ChartText& text, const std::vector<Series>& series,
 
 std::string bar_chart(const ChartText& text, const std::vector<std::string>& bar_names, const std::vector<BarGroup>& groups,
                       int width, int height) {
+  // Quantities that cannot be negative (times, uncertainties) keep the axis at 0: an error bar
+  // reaching below it is clipped there rather than drawing a negative range.
+  bool any_negative = false;
+  for (const auto& g : groups)
+    for (double v : g.values) any_negative |= std::isfinite(v) && v < 0;
   double y0 = 0, y1 = 0;
   for (const auto& g : groups)
     for (size_t i = 0; i < g.values.size(); ++i) {
       double e = i < g.errors.size() ? std::fabs(g.errors[i]) : 0;
       if (std::isfinite(g.values[i])) {
-        y0 = std::min(y0, g.values[i] - e);
+        if (any_negative) y0 = std::min(y0, g.values[i] - e);
         y1 = std::max(y1, g.values[i] + e);
       }
     }
   pad_range(y0, y1);
-  if (y0 > 0) y0 = 0;
+  if (y0 > 0 || !any_negative) y0 = 0;
   Frame f{width, height};
   f.bottom = 90;  // rotated category labels
   f.left = 130;   // ... which reach left of their bar
@@ -182,7 +187,8 @@ std::string bar_chart(const ChartText& text, const std::vector<std::string>& bar
                        std::max(bw - 1, 1.0), std::max(yb - ya, 0.5), color(i), xml_escape(bar_names.size() > i ? bar_names[i] : ""), fmt_tick(v));
       if (i < groups[g].errors.size() && groups[g].errors[i] > 0) {
         double cx = x + bw / 2, e = groups[g].errors[i];
-        s += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="{1:.1f}" y2="{2:.1f}" stroke="black"/>)", cx, f.py(v - e), f.py(v + e));
+        s += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="{1:.1f}" y2="{2:.1f}" stroke="black"/>)", cx,
+                         f.py(std::max(v - e, y0)), f.py(v + e));
       }
     }
     double cx = (gx0 + gx1) / 2;
