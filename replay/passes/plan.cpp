@@ -134,18 +134,28 @@ Result<Done> compute_figures(Plan& plan) {
     }
     edges += q.deps_count;
   }
-  // Edges point from a request to its dependencies; the plan stores them grouped by request,
-  // which is the CSR order.
-  using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
-                                                   boost::no_property, uint32_t, uint32_t>;
-  Graph g(boost::edges_are_sorted, EdgeIter(&plan, 0), EdgeIter(&plan, n), n, static_cast<uint32_t>(edges));
-  // Reverse topological order of request->dependency edges = dependencies first.
+  // Acyclicity. When every dependency points to an earlier request (inferred plans always do:
+  // requests are in begin order) the check above is the proof: each edge lowers the index, so
+  // no path returns to its start, and index order is a topological order. Other plans (built by
+  // hand, read back) get Boost's topological sort over the plan's CSR storage, which fails on a
+  // cycle.
   std::vector<uint32_t> topo;
-  topo.reserve(n);
-  try {
-    boost::topological_sort(g, std::back_inserter(topo));
-  } catch (const boost::not_a_dag&) {
-    return fail("the dependency graph has a cycle");
+  if (backwards) {
+    topo.resize(n);
+    std::iota(topo.begin(), topo.end(), 0u);
+  } else {
+    // Edges point from a request to its dependencies; the plan stores them grouped by request,
+    // which is the CSR order.
+    using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
+                                                     boost::no_property, uint32_t, uint32_t>;
+    Graph g(boost::edges_are_sorted, EdgeIter(&plan, 0), EdgeIter(&plan, n), n, static_cast<uint32_t>(edges));
+    // Reverse topological order of request->dependency edges = dependencies first.
+    topo.reserve(n);
+    try {
+      boost::topological_sort(g, std::back_inserter(topo));
+    } catch (const boost::not_a_dag&) {
+      return fail("the dependency graph has a cycle");
+    }
   }
 
   // ASAP schedule with traced durations: a request starts when its last dependency finishes.
@@ -154,9 +164,6 @@ Result<Done> compute_figures(Plan& plan) {
   starts.reserve(n);
   ends.reserve(n);
   int64_t total = 0, critical = 0;
-  // Inferred plans only depend backwards, so index order is a topological order too and walks
-  // the requests sequentially; Boost's order is used for plans built otherwise.
-  if (backwards) std::iota(topo.begin(), topo.end(), 0u);
   for (uint32_t r : topo) {
     const Request& q = plan.requests[r];
     int64_t start = 0;

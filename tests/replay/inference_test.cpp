@@ -370,6 +370,24 @@ TEST(InferenceRandom, PlansAreAcyclicAndDepsPointBackwards) {
   }
 }
 
+// A plan with a forward dependency (not one inference makes, but a plan can be edited or built
+// by hand) is ordered by Boost's topological sort: request 0 waits for request 1 here.
+TEST(InferenceFigures, ForwardDependencyWithoutCycleIsScheduledAfterIt) {
+  PlanTraceBuilder b;
+  b.add(1, 1, 0, 10, "stat", {"/a", 0}, 0);    // 0: 10 ns
+  b.add(1, 2, 5, 25, "stat", {"/b", 0}, 0);    // 1: 20 ns
+  b.add(1, 3, 30, 70, "stat", {"/c", 0}, 0);   // 2: 40 ns, independent
+  Plan p = infer(b.take(), Ordering::kThread);
+  ASSERT_TRUE(p.deps.empty());
+  p.deps.push_back(Dep{1, EdgeKind::kPath});
+  p.requests[0].deps_begin = 0;
+  p.requests[0].deps_count = 1;
+  ASSERT_TRUE(compute_figures(p).ok());
+  EXPECT_EQ(p.figures.critical_path_ns, 40);  // max(20 + 10, 40)
+  EXPECT_EQ(p.figures.max_parallelism, 2u);
+  EXPECT_EQ(p.figures.edges_by_kind[static_cast<int>(EdgeKind::kPath)], 1u);
+}
+
 TEST(InferenceRandom, TemporalIsSparseAndReachesExactlyTheCompletedBeforeBeganCalls) {
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     const int threads = 1 + static_cast<int>(seed % 5);
