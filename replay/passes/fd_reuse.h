@@ -30,6 +30,7 @@
 // about 1 call in 1000 to "use after close" before).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "replay/passes/infer_context.h"
@@ -39,18 +40,25 @@
 namespace rastro::replay {
 
 // `event_of(j)`: the event of request j, requests in begin order, `n` of them. Returns the first
-// request j > r of r's process that began before r ended, succeeded, and ends fd `fd`'s table
-// entry (close, or dup2/dup3 onto it); kNone when there is none (the release was not captured).
+// request j > r (at most kMaxReleaseLookahead later) of r's process that began before r ended,
+// succeeded, and ends fd `fd`'s table entry (close, or dup2/dup3 onto it); kNone when there is
+// none (the release was not captured).
 // Whether the lifetime created by `held_creator` starts after the one `create` opens: it
 // returned the same fd later, so it cannot have held the fd when `create` got it.
 inline bool returns_after(const trace::Event& held_creator, const trace::Event& create) {
   return held_creator.end_ns > create.end_ns;
 }
 
+// How many later-begun requests the search looks at. The releases seen in real traces begin a few
+// requests after the create; the cap keeps a hostile trace (every create conflicting, with a huge
+// duration) linear. Past it the release counts as not captured.
+inline constexpr uint32_t kMaxReleaseLookahead = 4096;
+
 template <class EventOf>
 uint32_t find_overlapping_release(uint32_t r, uint32_t n, int fd, EventOf&& event_of) {
   const trace::Event& create = event_of(r);
-  for (uint32_t j = r + 1; j < n; ++j) {
+  const auto end = static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{r} + 1 + kMaxReleaseLookahead));
+  for (uint32_t j = r + 1; j < end; ++j) {
     const trace::Event& e = event_of(j);
     if (e.begin_ns >= create.end_ns) break;
     if (e.pid != create.pid || e.failed() || (e.flags & trace::kEventUnfinished) || !touches_fds(e.nr)) continue;
