@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/json_integer.h"
 
 namespace rastro::calibration {
 namespace {
@@ -86,8 +87,12 @@ CalibrationCurve parse_curve(const nlohmann::json& j, const std::string& src) {
   if (!j.is_object()) throw Error(fmt::format("{}: a calibration curve must be a JSON object", src));
   if (!j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != kFormat)
     throw Error(fmt::format("{}: not a rastro calibration curve (format must be '{}')", src, kFormat));
-  if (j.value("version", 0) != 1)
-    throw Error(fmt::format("{}: unsupported calibration curve version {}", src, j.value("version", 0)));
+  // Range-checked: a huge or fractional version is an error, not a float-to-int conversion
+  // (fuzz finding F5, docs/reliability.md).
+  int version = 0;
+  if (!j.contains("version") || !json_to_integer(j["version"], &version) || version != 1)
+    throw Error(fmt::format("{}: unsupported calibration curve version {}", src,
+                            j.contains("version") ? j["version"].dump() : std::string("(missing)")));
   CalibrationCurve c;
   if (!j.contains("kind")) throw Error(fmt::format("{}: calibration curve lacks key 'kind'", src));
   if (!j["kind"].is_string())

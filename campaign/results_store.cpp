@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/json_integer.h"
 
 namespace rastro::campaign {
 
@@ -145,12 +146,18 @@ std::vector<StoredRun> ResultsStore::runs() const {
       auto j = nlohmann::json::parse(st.column_text(1));
       r.spec.instrument = j.value("instrument", "");
       r.spec.type = j.value("type", "");
-      r.spec.level = j.value("level", 0);
-      r.spec.background = j.value("background", 0);
-      r.spec.pause_us = j.value("pause_us", 0);
+      // The store is a file on disk: its integers are range-checked like any JSON input's.
+      auto integer = [&](const char* key, auto* field) {
+        if (!j.contains(key)) *field = 0;
+        else if (!json_to_integer(j[key], field))
+          throw Error(fmt::format("{}: run {}: key '{}' is not a whole number in range", path_, st.column_text(0), key));
+      };
+      integer("level", &r.spec.level);
+      integer("background", &r.spec.background);
+      integer("pause_us", &r.spec.pause_us);
       r.spec.ordering = j.value("ordering", "");
       r.spec.timing = j.value("timing", "");
-      r.spec.replicate = j.value("replicate", 0);
+      integer("replicate", &r.spec.replicate);
       assign_keys(r.spec);
       r.status = st.column_text(2);
       r.attempts = sqlite3_column_int(st.get(), 3);

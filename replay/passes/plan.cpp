@@ -8,13 +8,15 @@
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/topological_sort.hpp>
 
+#include "common/saturating.h"
+
 namespace rastro::replay {
 
 namespace {
 
 int64_t duration(const Request& q) {
   if (q.action != RequestAction::kReplay) return 0;  // the engines skip it at once
-  return std::max<int64_t>(0, q.trace_end_ns - q.trace_begin_ns);
+  return std::max<int64_t>(0, sat_sub(q.trace_end_ns, q.trace_begin_ns));
 }
 
 Result<Done> run_plan(InferContext& c) {
@@ -170,12 +172,12 @@ Result<Done> compute_figures(Plan& plan) {
     for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k)
       start = std::max(start, finish[plan.deps[k].request]);
     const int64_t d = duration(q);
-    finish[r] = start + d;
+    finish[r] = sat_add(start, d);  // saturating: hostile traces hold durations near 2^63
     critical = std::max(critical, finish[r]);
-    total += d;
+    total = sat_add(total, d);
     if (d > 0) {
       starts.push_back(start);
-      ends.push_back(start + d);
+      ends.push_back(finish[r]);
     }
   }
   radix_sort(starts);

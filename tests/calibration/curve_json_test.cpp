@@ -100,5 +100,20 @@ TEST(CurveJson, HugeSampleSizeIsRefused) {
   }
 }
 
+// Fuzzer finding F5 (docs/reliability.md): a huge "version" was read with j.value("version", 0),
+// a float-to-int conversion (undefined behaviour); now it is an error naming the version.
+TEST(CurveJson, HugeOrFractionalVersionIsRefused) {
+  for (const char* v : {"18888888888888888888888888888888888888888888", "1.5", "-1", "\"1\""}) {
+    auto j = nlohmann::json::parse(std::string(R"({"format": "rastro-calibration-curve", "version": )") + v +
+                                   R"(, "kind": "linear", "unit": "us", "b0": 1.9, "b1": 1.12, "n": 30, "x_min": 1, "x_max": 2})");
+    try {
+      curve_from_json(j, "fuzz.json");
+      ADD_FAILURE() << "accepted version " << v;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("version"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rastro::calibration

@@ -1,11 +1,16 @@
 // Ordering unit tests on hand-made traces (SPEC §4, issue 5).
 #include <algorithm>
+#include <iterator>
+#include <sstream>
+#include <fstream>
 #include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "replay/passes/replay_passes.h"
+#include "replay/plan/plan_names.h"
+#include "trace/formats/text/text_format.h"
 #include "tests/replay/trace_builder_plan.h"
 
 namespace rastro::replay {
@@ -386,6 +391,23 @@ TEST(InferenceFigures, ForwardDependencyWithoutCycleIsScheduledAfterIt) {
   EXPECT_EQ(p.figures.critical_path_ns, 40);  // max(20 + 10, 40)
   EXPECT_EQ(p.figures.max_parallelism, 2u);
   EXPECT_EQ(p.figures.edges_by_kind[static_cast<int>(EdgeKind::kPath)], 1u);
+}
+
+// Fuzz finding F6 (docs/reliability.md): a trace with timestamps near 2^63 overflowed the plan
+// figures' sums of durations (signed overflow, undefined behaviour: UBSan in the sanitizer build
+// aborts here on a regression). They saturate now, so the figures stay non-negative.
+TEST(InferenceFigures, ExtremeTimestampsDoNotOverflowTheFigures) {
+  std::ifstream f(std::string(RASTRO_SOURCE_DIR) + "/tests/fuzz/crashes/replay_plan-duration-overflow.tsv",
+                  std::ios::binary);
+  ASSERT_TRUE(f) << "reproducer missing";
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(text.empty());
+  for (Ordering o : {Ordering::kThread, Ordering::kFs, Ordering::kTemporal}) {
+    std::istringstream in(text.substr(1));  // the fuzz target's first byte picks the ordering
+    Plan p = infer(trace::read_text_trace(in, "replay_plan-duration-overflow.tsv"), o);
+    EXPECT_GE(p.figures.critical_path_ns, 0) << ordering_name(o);
+    EXPECT_GE(p.figures.mean_parallelism, 0.0) << ordering_name(o);
+  }
 }
 
 TEST(InferenceRandom, TemporalIsSparseAndReachesExactlyTheCompletedBeforeBeganCalls) {
