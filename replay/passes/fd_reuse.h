@@ -70,4 +70,21 @@ uint32_t find_overlapping_release(uint32_t r, uint32_t n, int fd, EventOf&& even
   return kNone;
 }
 
+// What happens to the lifetime still holding fd `fd` when request r creates it again.
+struct HeldFdFate {
+  enum Kind { kEndsHere, kDeferred, kReleasedEarly } kind = kEndsHere;
+  uint32_t release = kNone;  // kReleasedEarly: the request that releases it (r < release)
+};
+
+// The one rule both resolve_fds and plan_fd_keys apply. `held_creator`: the request that created
+// the held lifetime (kNone = inherited). Deferred when that creator returned the fd after r did;
+// released early by an overlapping later-begun release; otherwise its release was not captured
+// and it ends here.
+template <class EventOf>
+HeldFdFate held_fd_fate(uint32_t r, uint32_t n, int fd, uint32_t held_creator, EventOf&& event_of) {
+  if (held_creator != kNone && returns_after(event_of(held_creator), event_of(r))) return {HeldFdFate::kDeferred};
+  if (uint32_t j = find_overlapping_release(r, n, fd, event_of); j != kNone) return {HeldFdFate::kReleasedEarly, j};
+  return {};
+}
+
 }  // namespace rastro::replay

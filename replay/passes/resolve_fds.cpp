@@ -107,13 +107,13 @@ class FdResolver {
       EntrySlot slot{en, cr.cloexec};
       if (auto held = fds.find(cr.fd); held != fds.end()) {
         auto event_of = [&](uint32_t k) -> const trace::Event& { return c_.trace.events[c_.order[k]]; };
-        const uint32_t held_creator = c_.fd_entries[held->second.entry].creator;
-        if (held_creator != kNone && returns_after(event_of(held_creator), e)) {
+        const HeldFdFate fate = held_fd_fate(r, static_cast<uint32_t>(c_.order.size()), cr.fd,
+                                             c_.fd_entries[held->second.entry].creator, event_of);
+        if (fate.kind == HeldFdFate::kDeferred) {
           slot.deferred = held->second.entry;
           slot.deferred_cloexec = held->second.cloexec;
-        } else if (uint32_t j = find_overlapping_release(r, static_cast<uint32_t>(c_.order.size()), cr.fd, event_of);
-                   j != kNone) {
-          early_.push_back(EarlyRelease{j, e.pid, cr.fd, held->second.entry});
+        } else if (fate.kind == HeldFdFate::kReleasedEarly) {
+          early_.push_back(EarlyRelease{fate.release, e.pid, cr.fd, held->second.entry});
         }
       }
       fds[cr.fd] = slot;

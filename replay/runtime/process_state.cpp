@@ -269,12 +269,9 @@ FdKeys plan_fd_keys(const Plan& plan, std::vector<ProcessSeed>* seeds) {
       keys[slot] = k;
       if (!ok) return;
       if (auto held = cur.find(fd); held != cur.end() && held->second >= 0) {
-        const uint32_t held_creator = creator_of_key[static_cast<size_t>(held->second)];
-        if (held_creator != kNone && returns_after(event_of(held_creator), e)) {
-          deferred[{e.pid, fd}] = held->second;
-        } else if (uint32_t j = find_overlapping_release(r, n, fd, event_of); j != kNone) {
-          early[{e.pid, fd}] = Early{j, held->second};
-        }
+        const HeldFdFate fate = held_fd_fate(r, n, fd, creator_of_key[static_cast<size_t>(held->second)], event_of);
+        if (fate.kind == HeldFdFate::kDeferred) deferred[{e.pid, fd}] = held->second;
+        if (fate.kind == HeldFdFate::kReleasedEarly) early[{e.pid, fd}] = Early{fate.release, held->second};
       }
       cur[fd] = k;
     };
