@@ -119,7 +119,7 @@ void setup_apply(CLI::App& app) {
   app.add_option("-o,--output", *out, "Corrected trace to write")->required();
   app.add_option("--background", *background, "Background-load level of the trace (if its header lacks it)");
   app.add_option("--syscalls", *syscalls, "Correct only these syscalls (e.g. read,pread64 or %read); default all");
-  app.add_flag("--strict", *strict, "Refuse (exit 3, nothing written) when the curve is applied outside its validity domain");
+  app.add_flag("--strict", *strict, "Refuse (exit 3, nothing written) on any warning: outside the curve's validity domain, or a curve whose gain is not significantly positive");
   app.callback([=] {
     CalibrationCurve c = read_curve(*curve_path);
     rastro::trace::ReadReport rep;
