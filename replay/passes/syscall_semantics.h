@@ -1,7 +1,6 @@
 // What a syscall does to the name space and to the fd table, as the inference passes need it.
-// Derived from the one syscall table (argument roles) plus the few calls whose effect the roles
-// cannot say (which call creates an fd, which removes a path); looked up by name once, so no
-// syscall number is hard-coded here.
+// Derived from the one syscall table's columns (argument roles, fd, path and process effects), so
+// no syscall number or name is hard-coded here.
 #pragma once
 
 #include <cstddef>  // (trace/model/event.h uses size_t without it)
