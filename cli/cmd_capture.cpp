@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "capture/common/backend.h"
-#include "capture/common/drop_caches.h"
+#include "common/drop_caches.h"
 #include "capture/common/same_fs_check.h"
 #include "capture/common/stop_signal.h"
 #include "capture/common/workload_launcher.h"
@@ -89,7 +89,9 @@ void run_capture(const Args& a) {
   std::string warning = capture::same_fs_warning(a.output, traced_paths);
   if (!warning.empty() && !a.quiet) fmt::print(stderr, "rastro: {}\n", warning);
 
-  if (opts.drop_caches) capture::drop_caches().take();
+  if (opts.drop_caches) {
+    if (auto dropped = rastro::drop_caches(); !dropped.ok()) throw Error("--drop-caches: " + dropped.error());
+  }
 
   rastro::trace::TraceHeader header;
   header.backend = std::string(backend->name());

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "common/atomic_write.h"
 #include "common/error.h"
 #include "replay/passes/replay_passes.h"
 #include "replay/plan/plan_dot.h"
@@ -18,23 +19,6 @@
 namespace {
 
 using namespace rastro;
-
-// Writes through a temporary file renamed into place, so a failed write leaves no partial file.
-template <class Fn>
-void write_file(const std::string& path, Fn&& fn) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(fmt::format("{}: cannot create file", tmp));
-    fn(out);
-    out.flush();
-    if (!out) throw Error(fmt::format("{}: write failed", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(fmt::format("{}: cannot rename into place", path));
-  }
-}
 
 void print_figures(const replay::Plan& plan, const std::string& path) {
   const auto& f = plan.figures;
@@ -84,9 +68,9 @@ cli::RegisterCommand reg{
          if (!planned.ok()) throw Error(fmt::format("{}: inference failed: {}", o->trace, planned.error()));
          const replay::Plan& plan = planned.value();
          if (!o->plan_out.empty())
-           write_file(o->plan_out, [&](std::ostream& out) { replay::write_plan_json(out, plan); });
+           write_file_atomically(o->plan_out, [&](std::ostream& out) { replay::write_plan_json(out, plan); });
          if (!o->dot_out.empty())
-           write_file(o->dot_out, [&](std::ostream& out) { replay::write_plan_dot(out, plan); });
+           write_file_atomically(o->dot_out, [&](std::ostream& out) { replay::write_plan_dot(out, plan); });
          if (o->json) {
            auto j = replay::figures_json(plan);
            j["trace"] = o->trace;

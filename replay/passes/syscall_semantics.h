@@ -6,6 +6,7 @@
 #include <cstddef>  // (trace/model/event.h uses size_t without it)
 #include <cstdint>
 
+#include "common/at_fdcwd.h"
 #include "trace/model/event.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -79,7 +80,5 @@ enum class PathRole : uint8_t {
   kExchange,     // renameat2(RENAME_EXCHANGE): both exist and swap
 };
 PathRole path_role(const trace::Event& e, Sem sem, int slot);
-
-inline constexpr int64_t kAtFdCwd = -100;
 
 }  // namespace rastro::replay

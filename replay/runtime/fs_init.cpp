@@ -450,16 +450,4 @@ InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& 
   return rep;
 }
 
-bool drop_caches(std::string* why) {
-  ::sync();
-  int fd = ::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-  if (fd < 0 || ::write(fd, "3\n", 2) != 2) {
-    if (why) *why = std::string("cannot write /proc/sys/vm/drop_caches: ") + std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    return false;
-  }
-  ::close(fd);
-  return true;
-}
-
 }  // namespace rastro::replay

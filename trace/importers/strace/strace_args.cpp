@@ -2,14 +2,13 @@
 
 #include <charconv>
 
+#include "common/at_fdcwd.h"
 #include "trace/syscalls/arg_format.h"
 #include "trace/syscalls/flag_names.h"
 
 namespace rastro::trace::strace {
 
 namespace {
-
-constexpr int64_t kAtFdCwd = -100;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);

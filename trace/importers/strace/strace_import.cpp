@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "common/at_fdcwd.h"
 #include "common/error.h"
 #include "trace/common/fd_table.h"
 #include "trace/importers/strace/strace_args.h"
@@ -27,7 +28,6 @@ using strace::DecodedArgs;
 using strace::StraceLine;
 using strace::StraceLineKind;
 
-constexpr int kAtFdCwd = -100;
 constexpr int64_t kCloneVm = 0x100, kCloneFs = 0x200, kCloneFiles = 0x400, kCloneVfork = 0x4000,
                   kCloneThread = 0x10000;
 constexpr int64_t kOCloexec = 02000000;
