@@ -69,7 +69,7 @@ class Importer {
       h.events_captured += report_.events;
       uint64_t lost = report_.stats[kStat_strace_resumed_without_unfinished];
       h.events_lost += lost;
-      if (lost) h.lost_reasons["strace_resumed_without_unfinished"] = lost;
+      if (lost) set_lost_reason(h.lost_reasons, kStat_strace_resumed_without_unfinished, lost);
       h.extra["strace_import"] = report_.stats.to_json();
     }
     return std::move(report_);
