@@ -71,21 +71,21 @@ std::map<int, Family> expected_families() {
     m[nr] = Family::kDataIo;
   for (int nr : {__NR_stat, __NR_fstat, __NR_lstat, __NR_newfstatat, __NR_statx, __NR_access, __NR_faccessat,
                  __NR_faccessat2, __NR_readlink, __NR_readlinkat, __NR_getdents, __NR_getdents64, __NR_statfs,
-                 __NR_fstatfs, __NR_getxattr, __NR_lgetxattr, __NR_fgetxattr, __NR_listxattr, __NR_llistxattr,
-                 __NR_flistxattr, __NR_getcwd})
+                 __NR_fstatfs})
     m[nr] = Family::kStat;
   for (int nr : {__NR_rename, __NR_renameat, __NR_renameat2, __NR_mkdir, __NR_mkdirat, __NR_rmdir, __NR_link,
                  __NR_linkat, __NR_unlink, __NR_unlinkat, __NR_symlink, __NR_symlinkat, __NR_mknod, __NR_mknodat,
                  __NR_chmod, __NR_fchmod, __NR_fchmodat, __NR_chown, __NR_fchown, __NR_lchown, __NR_fchownat,
                  __NR_utime, __NR_utimes, __NR_utimensat, __NR_setxattr, __NR_lsetxattr, __NR_fsetxattr,
-                 __NR_removexattr, __NR_lremovexattr, __NR_fremovexattr, __NR_truncate})
+                 __NR_removexattr, __NR_lremovexattr, __NR_fremovexattr, __NR_getxattr, __NR_lgetxattr,
+                 __NR_fgetxattr, __NR_listxattr, __NR_llistxattr, __NR_flistxattr, __NR_truncate})
     m[nr] = Family::kNamespace;
   for (int nr : {__NR_dup, __NR_dup2, __NR_dup3, __NR_fcntl, __NR_flock, __NR_ioctl, __NR_pipe, __NR_pipe2,
                  __NR_socket, __NR_socketpair, __NR_accept, __NR_accept4})
     m[nr] = Family::kFdOps;
   for (int nr : {__NR_mmap, __NR_mprotect, __NR_munmap, __NR_msync}) m[nr] = Family::kMemory;
   for (int nr : {__NR_clone, __NR_clone3, __NR_fork, __NR_vfork, __NR_execve, __NR_execveat, __NR_exit,
-                 __NR_exit_group, __NR_chdir, __NR_fchdir, __NR_umask, __NR_chroot})
+                 __NR_exit_group, __NR_chdir, __NR_fchdir, __NR_getcwd, __NR_umask, __NR_chroot})
     m[nr] = Family::kProcess;
   return m;
 }

@@ -46,11 +46,11 @@ enum class ReturnKind : uint8_t {
 enum class Family : uint8_t {
   kOpenClose,  // open family, close
   kDataIo,     // read/write family, lseek, sync family, fallocate, ftruncate, readahead
-  kStat,       // stat family, access, readlink, getdents, statfs, get/listxattr, getcwd
-  kNamespace,  // create/remove/rename/link names; chmod/chown/utime; set/removexattr; truncate
+  kStat,       // stat family, access, readlink, getdents, statfs
+  kNamespace,  // create/remove/rename/link names; chmod/chown/utime; xattrs; truncate
   kFdOps,      // dup family, fcntl, flock, ioctl, pipe, socket family
   kMemory,     // mmap family
-  kProcess,    // clone/fork/exec/exit, chdir/fchdir, umask, chroot
+  kProcess,    // clone/fork/exec/exit, chdir/fchdir, getcwd, umask, chroot
 };
 
 // What a successful call does to the caller's fd table.
