@@ -24,15 +24,6 @@ int64_t CallOps::unsupported() {
   return e.rvalue;
 }
 
-int CallOps::fd_arg(int i) {
-  FdLookup l = fds.get(c.key(i));
-  if (l.state != FdState::kOpen) {
-    c.skip = fd_skip(l.state);
-    return -1;
-  }
-  return l.fd;
-}
-
 bool CallOps::path_arg(int di, int pi, std::string* out) {
   std::string_view p = str(pi);
   std::string base;
@@ -120,13 +111,5 @@ int64_t CallOps::dup_to(int from_replay, int new_key, bool cloexec) {
   return d;
 }
 
-size_t CallOps::bytes(int i) {
-  int64_t v = c.a(i);
-  return v < 0 ? 0 : static_cast<size_t>(std::min<int64_t>(v, int64_t{1} << 30));
-}
-
-size_t CallOps::vec_bytes() {
-  return e.rvalue > 0 ? static_cast<size_t>(std::min<int64_t>(e.rvalue, int64_t{1} << 30)) : 0;
-}
 
 }  // namespace rastro::replay

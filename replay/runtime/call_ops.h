@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <string>
@@ -58,7 +59,15 @@ class CallOps {
 
  private:
   // The replay fd for argument i, or -1 with c.skip set.
-  int fd_arg(int i);
+  // (Inline, with bytes(): every read/write calls them; they were lambdas inside run before.)
+  int fd_arg(int i) {
+    FdLookup l = fds.get(c.key(i));
+    if (l.state != FdState::kOpen) {
+      c.skip = fd_skip(l.state);
+      return -1;
+    }
+    return l.fd;
+  }
   std::string_view str(int i) const { return strings_.get(e.arg(i).str); }
   // Absolute traced path of path argument `pi`, relative to dirfd argument `di` (-1 = cwd).
   // Returns false with c.skip set when it cannot be used.
@@ -70,9 +79,14 @@ class CallOps {
   int64_t install(int key, int replay_fd, bool cloexec, std::string path);
   int64_t open_path(int di, int pi, int flags, mode_t mode);
   int64_t dup_to(int from_replay, int new_key, bool cloexec);
-  size_t bytes(int i);
+  size_t bytes(int i) const {
+    int64_t v = c.a(i);
+    return v < 0 ? 0 : static_cast<size_t>(std::min<int64_t>(v, int64_t{1} << 30));
+  }
   // readv/writev: the vector is not recorded, so the traced byte count stands for it.
-  size_t vec_bytes();
+  size_t vec_bytes() const {
+    return e.rvalue > 0 ? static_cast<size_t>(std::min<int64_t>(e.rvalue, int64_t{1} << 30)) : 0;
+  }
 
   CallCtx& c;
   const trace::Event& e;
