@@ -11,16 +11,17 @@
 #include <fmt/format.h>
 
 #include "capture/common/backend.h"
-#include "capture/common/drop_caches.h"
 #include "capture/common/same_fs_check.h"
 #include "capture/common/stop_signal.h"
 #include "capture/common/workload_launcher.h"
 #include "cli/command.h"
 #include "common/background_load.h"
 #include "common/clock.h"
+#include "common/drop_caches.h"
 #include "common/env_inventory.h"
 #include "common/units.h"
 #include "trace/io/trace_io.h"
+#include "trace/stats.h"
 
 namespace {
 
@@ -89,7 +90,9 @@ void run_capture(const Args& a) {
   std::string warning = capture::same_fs_warning(a.output, traced_paths);
   if (!warning.empty() && !a.quiet) fmt::print(stderr, "rastro: {}\n", warning);
 
-  if (opts.drop_caches) capture::drop_caches().take();
+  if (opts.drop_caches) {
+    if (auto dropped = rastro::drop_caches(); !dropped.ok()) throw Error("--drop-caches: " + dropped.error());
+  }
 
   rastro::trace::TraceHeader header;
   header.backend = std::string(backend->name());
@@ -135,12 +138,20 @@ void run_capture(const Args& a) {
   h.extra["workload_exit_status"] = status;
   const uint64_t captured = h.events_captured, lost = h.events_lost;
   const std::string reasons = h.lost_reasons.dump();
+  const nlohmann::json reason_counts = h.lost_reasons;
   sink->finish();
-  if (lost > 0)
+  if (lost > 0) {
     fmt::print(stderr, "rastro: capture -b {}: LOST {} events ({}); {} captured in {}\n", a.backend, lost, reasons,
                captured, a.output);
-  else if (!a.quiet)
+    // Each reason is a row of the counter table (trace/stats.h): say what it means and what to do.
+    for (const auto& reason : reason_counts.items()) {
+      const rastro::trace::StatInfo* row = rastro::trace::stat_by_name(reason.key());
+      if (row && reason.value().is_number_unsigned() && reason.value().get<uint64_t>() > 0)
+        fmt::print(stderr, "  {} {}: {}\n", reason.key(), reason.value().get<uint64_t>(), row->description);
+    }
+  } else if (!a.quiet) {
     fmt::print(stderr, "rastro: capture -b {}: {} events, 0 lost, in {}\n", a.backend, captured, a.output);
+  }
   rastro::cli::set_exit_code(status);
 }
 

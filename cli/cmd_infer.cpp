@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "common/atomic_write.h"
 #include "common/error.h"
+#include "replay/passes/pass_dump.h"
 #include "replay/passes/replay_passes.h"
 #include "replay/plan/plan_dot.h"
 #include "replay/plan/plan_json.h"
@@ -18,23 +20,6 @@
 namespace {
 
 using namespace rastro;
-
-// Writes through a temporary file renamed into place, so a failed write leaves no partial file.
-template <class Fn>
-void write_file(const std::string& path, Fn&& fn) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(fmt::format("{}: cannot create file", tmp));
-    fn(out);
-    out.flush();
-    if (!out) throw Error(fmt::format("{}: write failed", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(fmt::format("{}: cannot rename into place", path));
-  }
-}
 
 void print_figures(const replay::Plan& plan, const std::string& path) {
   const auto& f = plan.figures;
@@ -65,7 +50,7 @@ cli::RegisterCommand reg{
     {"infer", "Infer the replay plan (thread/fs/temporal dependencies) of a trace and print its figures", 80,
      [](CLI::App& app) {
        struct Opts {
-         std::string trace, ordering = "fs", plan_out, dot_out;
+         std::string trace, ordering = "fs", plan_out, dot_out, dump_after;
          bool json = false;
        };
        auto o = std::make_shared<Opts>();
@@ -76,17 +61,27 @@ cli::RegisterCommand reg{
        app.add_option("-o,--output", o->plan_out, "Write the plan as JSON (docs/replay-plan.md)");
        app.add_option("--dot", o->dot_out, "Write the dependency DAG as Graphviz (edge colour = kind)");
        app.add_flag("--json", o->json, "Print the figures as JSON instead of a table");
+       app.add_option("--dump-after", o->dump_after,
+                      "Print to stderr what the inference has worked out after this pass, one line per request "
+                      "(after 'plan': the plan's JSON)")
+           ->check(CLI::IsMember(replay::AllReplayPasses().names()));
        app.callback([o] {
          const replay::Ordering ordering = replay::parse_ordering(o->ordering).take();
          trace::ReadReport rep;
          trace::Trace t = trace::read_trace(o->trace, &rep);
-         auto planned = replay::infer_plan(std::move(t), ordering);
+         replay::PassHook dump;
+         if (!o->dump_after.empty()) {
+           dump = [o](const std::string& pass, const replay::InferContext& ctx) {
+             if (pass == o->dump_after) replay::dump_after_pass(std::cerr, pass, ctx);
+           };
+         }
+         auto planned = replay::infer_plan(std::move(t), ordering, dump);
          if (!planned.ok()) throw Error(fmt::format("{}: inference failed: {}", o->trace, planned.error()));
          const replay::Plan& plan = planned.value();
          if (!o->plan_out.empty())
-           write_file(o->plan_out, [&](std::ostream& out) { replay::write_plan_json(out, plan); });
+           write_file_atomically(o->plan_out, [&](std::ostream& out) { replay::write_plan_json(out, plan); });
          if (!o->dot_out.empty())
-           write_file(o->dot_out, [&](std::ostream& out) { replay::write_plan_dot(out, plan); });
+           write_file_atomically(o->dot_out, [&](std::ostream& out) { replay::write_plan_dot(out, plan); });
          if (o->json) {
            auto j = replay::figures_json(plan);
            j["trace"] = o->trace;

@@ -16,6 +16,16 @@ constexpr StatInfo kInfos[] = {
 
 const StatInfo& stat_info(StatId id) { return kInfos[static_cast<size_t>(id)]; }
 
+const StatInfo* stat_by_name(std::string_view name) {
+  for (const StatInfo& s : kInfos)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+void set_lost_reason(nlohmann::json& lost_reasons, StatId id, uint64_t n) {
+  lost_reasons[std::string(stat_info(id).name)] = n;
+}
+
 std::string_view severity_name(StatSeverity s) {
   switch (s) {
     case StatSeverity::kInfo: return "info";

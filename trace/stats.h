@@ -1,6 +1,8 @@
-// Import/capture statistics: one X-macro table, one row per counter (like perfetto's
-// storage/stats.h). Every counter is printed, zeros included, after an import; a tool exits
-// non-zero when any error-severity counter is above zero.
+// Import/capture statistics: one X-macro table, one row per counter, for every importer and
+// backend (like perfetto's storage/stats.h). Every counter is printed, zeros included, after an
+// import; a tool exits non-zero when any error-severity counter is above zero. A capture backend's
+// loss counters are rows too: the trace header's `lost_reasons` keys are row names
+// (set_lost_reason), so every reason a trace can carry has a severity and a what-to-do here.
 //
 // Severity by cause: lines strace is expected to print besides syscalls (signals, exits) are
 // info; a record we had to drop or could only partly decode is data-loss; input we cannot read
@@ -45,7 +47,16 @@ enum class StatSeverity { kInfo, kDataLoss, kError };
   F(strace_malformed_lines, kError, "Lines that are not strace output at all (see the reported lines).")  \
   F(strace_unsupported_lines, kError,                                                                      \
     "Syscall lines in an unsupported format, e.g. -t/-tt times without a date or no timestamp. "          \
-    "Re-run strace with -ttt (or --absolute-timestamps=format:unix).")
+    "Re-run strace with -ttt (or --absolute-timestamps=format:unix).")                                    \
+  F(ringbuf_full, kDataLoss,                                                                               \
+    "eBPF capture: records dropped because the ring buffer was full. Raise --buffer or narrow -e.")       \
+  F(malformed_record, kDataLoss,                                                                           \
+    "eBPF capture: ring-buffer records the decoder could not read (dropped). A rastro bug: report it.")   \
+  F(untracked_tasks, kDataLoss,                                                                            \
+    "eBPF capture: child tasks that got no kernel state (allocation failure); their calls are missing.")  \
+  F(stap_malformed_lines, kDataLoss,                                                                       \
+    "SystemTap capture: output lines that could not be parsed (dropped); settings.stap.first_malformed "  \
+    "shows the first.")
 
 enum StatId : int {
 #define RASTRO_STAT_ENUM(name, sev, desc) kStat_##name,
@@ -60,6 +71,11 @@ struct StatInfo {
   std::string_view description;
 };
 const StatInfo& stat_info(StatId id);
+// The row named `name` (e.g. a lost_reasons key), or nullptr.
+const StatInfo* stat_by_name(std::string_view name);
+
+// lost_reasons[<row name>] = n: a capture's loss counters are keyed by table rows only.
+void set_lost_reason(nlohmann::json& lost_reasons, StatId id, uint64_t n);
 std::string_view severity_name(StatSeverity s);
 
 struct Stats {

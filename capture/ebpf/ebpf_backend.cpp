@@ -23,6 +23,7 @@
 #include "capture/ebpf/fs_loader.h"
 #include "capture/ebpf/fs_roles.h"
 #include "common/clock.h"
+#include "trace/stats.h"
 
 namespace rastro::capture::ebpf {
 
@@ -181,9 +182,9 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
   h.backend = "ebpf";
   h.events_captured = captured;
   h.events_lost = drops.ringbuf_full + malformed;
-  h.lost_reasons["ringbuf_full"] = drops.ringbuf_full;
-  if (malformed > 0) h.lost_reasons["malformed_record"] = malformed;
-  if (drops.untracked_tasks > 0) h.lost_reasons["untracked_tasks"] = drops.untracked_tasks;
+  trace::set_lost_reason(h.lost_reasons, trace::kStat_ringbuf_full, drops.ringbuf_full);
+  trace::set_lost_reason(h.lost_reasons, trace::kStat_malformed_record, malformed);
+  trace::set_lost_reason(h.lost_reasons, trace::kStat_untracked_tasks, drops.untracked_tasks);
   h.settings["ebpf"] = {{"hooks", "tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_{fork,exec,exit}"},
                         {"ring_bytes", loader->ring_bytes()},
                         {"requested_ring_bytes", options.buffer_bytes},

@@ -36,7 +36,7 @@ std::array<uint16_t, kRoleSlots> build_roles(const trace::SyscallSet& selected) 
       // The kernel resolves strings of the first 5 arguments only; no table row has one in arg 6.
       for (int k = 0; k < info->nargs && k < 5; ++k)
         r = static_cast<uint16_t>(r | (role_of(info->args[static_cast<size_t>(k)]) << (2 * k)));
-      if (info->name == "execve" || info->name == "execveat") r |= FS_ROLE_EXEC;
+      if (info->proc == trace::ProcEffect::kExec) r |= FS_ROLE_EXEC;
     }
     roles[static_cast<size_t>(nr)] = r;
   }

@@ -20,6 +20,7 @@
 #include "capture/stap/stap_script.h"
 #include "common/clock.h"
 #include "common/error.h"
+#include "trace/stats.h"
 
 namespace rastro::capture {
 
@@ -75,10 +76,8 @@ class StapBackend final : public Backend {
     StapParseStats st = parse_stap_output(in, sink, anchor.monotonic_ns - anchor.realtime_ns);
     auto& h = sink.header();
     h.events_captured = st.events;
-    if (st.malformed) {
-      h.events_lost = st.malformed;
-      h.lost_reasons["stap_malformed_lines"] = st.malformed;
-    }
+    h.events_lost = st.malformed;
+    trace::set_lost_reason(h.lost_reasons, trace::kStat_stap_malformed_lines, st.malformed);
     h.settings["stap"] = {{"runtime", choice.use_bpf_runtime ? "bpf" : "module"},
                           {"stap_exit_status", stap_status},
                           {"ignored_lines", st.ignored_lines},

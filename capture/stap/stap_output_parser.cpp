@@ -195,10 +195,10 @@ StapParseStats parse_stap_output(std::istream& in, trace::TraceSink& sink, int64
           path = std::string(strings.get(e.args[0].str));  // dup family: same file
         fds.set(e.pid, ret, path.empty() ? trace::kNoStr : strings.intern(path));
       }
-      if (info->name == "close" && ret == 0) fds.erase(e.pid, e.args[0].value);
-      if ((info->name == "clone" || info->name == "fork" || info->name == "vfork" || info->name == "clone3") && ret > 0) {
+      if (info->fd == trace::FdEffect::kReleases && ret == 0) fds.erase(e.pid, e.args[0].value);
+      if (info->creates_process() && ret > 0) {
         constexpr int64_t kCloneThread = 0x10000;
-        bool thread = info->name == "clone" && (e.args[0].value & kCloneThread);
+        bool thread = info->proc == trace::ProcEffect::kClone && (e.args[0].value & kCloneThread);
         if (!thread) fds.fork(e.pid, static_cast<int32_t>(ret));
       }
     }

@@ -15,7 +15,7 @@
 namespace rastro::replay {
 
 template <class Slot>
-class ProcessTable {
+class TracedProcessTable {
  public:
   struct Files {
     std::unordered_map<int, Slot> fds;
@@ -25,7 +25,7 @@ class ProcessTable {
     std::shared_ptr<trace::StrId> cwd;
   };
 
-  explicit ProcessTable(trace::StrId initial_cwd) : initial_cwd_(initial_cwd) {}
+  explicit TracedProcessTable(trace::StrId initial_cwd) : initial_cwd_(initial_cwd) {}
 
   // Learns parentage from the clone/fork results (the child's pid). Call once, before get(): a
   // child's first event may be recorded before its parent's clone returns. `nr` is the

@@ -2,11 +2,11 @@
 
 namespace rastro::replay {
 
-Result<Plan> infer_plan(trace::Trace trace, Ordering ordering) {
+Result<Plan> infer_plan(trace::Trace trace, Ordering ordering, const PassHook& after) {
   InferContext ctx;
   ctx.options.ordering = ordering;
   ctx.trace = std::move(trace);
-  auto r = AllReplayPasses().run(ctx);
+  auto r = AllReplayPasses().run(ctx, after);
   if (!r.ok()) return fail(r.error());
   return std::move(ctx.plan);
 }

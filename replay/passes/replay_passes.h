@@ -25,7 +25,10 @@ inline PassManager AllReplayPasses() {
   return pm;
 }
 
+// Called after each pass that succeeded, with the pass's name (for `rastro infer --dump-after`).
+using PassHook = std::function<void(const std::string& pass, const InferContext& ctx)>;
+
 // Builds the replay plan of `trace` under `ordering` (the trace is moved into the plan).
-Result<Plan> infer_plan(trace::Trace trace, Ordering ordering);
+Result<Plan> infer_plan(trace::Trace trace, Ordering ordering, const PassHook& after = {});
 
 }  // namespace rastro::replay

@@ -48,7 +48,7 @@ class FdResolver {
   }
 
   // The entry of `fd`, creating an inherited one (no creator) on first sight.
-  uint32_t lookup(ProcessTable<EntrySlot>::Process& proc, const trace::Event& e, uint32_t r, int fd) {
+  uint32_t lookup(TracedProcessTable<EntrySlot>::Process& proc, const trace::Event& e, uint32_t r, int fd) {
     if (uint32_t early = early_entry(r, e.pid, fd); early != kNone) return early;
     auto [it, fresh] = proc.files->fds.try_emplace(fd);
     if (!fresh) return it->second.entry;
@@ -126,7 +126,7 @@ class FdResolver {
     if (fx.exec) table_.exec(e.pid);
   }
 
-  ProcessTable<EntrySlot>::Process& process(int32_t pid) {
+  TracedProcessTable<EntrySlot>::Process& process(int32_t pid) {
     if (pid != last_pid_ || last_proc_ == nullptr) {
       last_proc_ = &table_.get(pid);
       last_pid_ = pid;
@@ -160,9 +160,9 @@ class FdResolver {
 
   InferContext& c_;
   std::vector<EarlyRelease> early_;
-  ProcessTable<EntrySlot> table_;
+  TracedProcessTable<EntrySlot> table_;
   int32_t last_pid_ = 0;
-  ProcessTable<EntrySlot>::Process* last_proc_ = nullptr;
+  TracedProcessTable<EntrySlot>::Process* last_proc_ = nullptr;
 };
 
 Result<Done> run_resolve_fds(InferContext& c) {

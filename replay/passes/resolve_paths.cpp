@@ -94,7 +94,7 @@ class Resolver {
     return id;
   }
 
-  trace::StrId fd_path(ProcessTable<PathSlot>::Process& proc, const trace::Arg& a) {
+  trace::StrId fd_path(TracedProcessTable<PathSlot>::Process& proc, const trace::Arg& a) {
     if (a.str != trace::kNoStr) return resolve(root_, a.str);  // recorded like strace -y
     auto it = proc.files->fds.find(static_cast<int>(a.value));
     return it == proc.files->fds.end() ? trace::kNoStr : it->second.path;
@@ -160,7 +160,7 @@ class Resolver {
     if (fx.exec) table_.exec(e.pid);
   }
 
-  ProcessTable<PathSlot>::Process& process(int32_t pid) {
+  TracedProcessTable<PathSlot>::Process& process(int32_t pid) {
     if (pid != last_pid_ || last_proc_ == nullptr) {
       last_proc_ = &table_.get(pid);
       last_pid_ = pid;
@@ -169,9 +169,9 @@ class Resolver {
   }
 
   InferContext& c_;
-  ProcessTable<PathSlot> table_;
+  TracedProcessTable<PathSlot> table_;
   int32_t last_pid_ = 0;
-  ProcessTable<PathSlot>::Process* last_proc_ = nullptr;
+  TracedProcessTable<PathSlot>::Process* last_proc_ = nullptr;
   trace::StrId root_;
   std::unordered_map<uint64_t, trace::StrId> cache_;
 };

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <string_view>
 
 namespace rastro::replay {
 
@@ -35,24 +34,33 @@ bool changes_fd_table(Sem s) {
   }
 }
 
-Sem sem_by_name(std::string_view n) {
-  if (n == "open" || n == "openat" || n == "openat2" || n == "creat") return Sem::kOpen;
-  if (n == "close") return Sem::kClose;
-  if (n == "dup") return Sem::kDup;
-  if (n == "dup2" || n == "dup3") return Sem::kDup2;
-  if (n == "fcntl") return Sem::kFcntl;
-  if (n == "pipe" || n == "pipe2" || n == "socketpair") return Sem::kPipe;
-  if (n == "socket" || n == "accept" || n == "accept4") return Sem::kSocket;
-  if (n == "execve" || n == "execveat") return Sem::kExec;
-  if (n == "clone" || n == "clone3" || n == "fork" || n == "vfork") return Sem::kClone;
-  if (n == "mkdir" || n == "mkdirat" || n == "mknod" || n == "mknodat") return Sem::kMkdir;
-  if (n == "symlink" || n == "symlinkat") return Sem::kSymlink;
-  if (n == "link" || n == "linkat") return Sem::kLink;
-  if (n == "rename" || n == "renameat" || n == "renameat2") return Sem::kRename;
-  if (n == "unlink" || n == "unlinkat" || n == "rmdir") return Sem::kUnlink;
-  if (n == "chdir") return Sem::kChdir;
-  if (n == "fchdir") return Sem::kFchdir;
-  return Sem::kOther;
+// The pass's view of the table's fd, path and process columns.
+Sem sem_of(const trace::SyscallInfo& info) {
+  using trace::FdEffect;
+  using trace::PathEffect;
+  using trace::ProcEffect;
+  switch (info.fd) {
+    case FdEffect::kCreates:
+      return info.path == PathEffect::kOpens || info.path == PathEffect::kCreatesFile ? Sem::kOpen : Sem::kSocket;
+    case FdEffect::kReleases: return Sem::kClose;
+    case FdEffect::kDuplicates: return Sem::kDup;
+    case FdEffect::kDuplicatesOnto: return Sem::kDup2;
+    case FdEffect::kByCommand: return Sem::kFcntl;
+    case FdEffect::kCreatesPair: return Sem::kPipe;
+    case FdEffect::kNone: break;
+  }
+  if (info.proc == ProcEffect::kExec) return Sem::kExec;
+  if (info.creates_process()) return Sem::kClone;
+  if (info.proc == ProcEffect::kChdir) return Sem::kChdir;
+  if (info.proc == ProcEffect::kFchdir) return Sem::kFchdir;
+  switch (info.path) {
+    case PathEffect::kCreatesDir: case PathEffect::kCreatesNode: return Sem::kMkdir;
+    case PathEffect::kCreatesSymlink: return Sem::kSymlink;
+    case PathEffect::kLinks: return Sem::kLink;
+    case PathEffect::kRenames: return Sem::kRename;
+    case PathEffect::kRemoves: case PathEffect::kRemovesDir: return Sem::kUnlink;
+    default: return Sem::kOther;
+  }
 }
 
 const Tables& tables() {
@@ -61,15 +69,14 @@ const Tables& tables() {
     for (const auto& info : trace::all_syscalls()) {
       if (info.nr < 0 || info.nr >= 512) continue;
       const auto nr = static_cast<size_t>(info.nr);
-      Sem s = sem_by_name(info.name);
+      Sem s = sem_of(info);
       tb->sem[nr] = s;
       PathArgs pa;
-      for (int i = 0; i < info.nargs && pa.n < 2; ++i) {
-        if (info.args[static_cast<size_t>(i)] != trace::ArgType::kPath) continue;
-        // symlink's first path is the link's content, not a name the call looks up.
-        if (s == Sem::kSymlink && i == 0) continue;
+      for (int k = 0; k < 2; ++k) {
+        const int i = info.path_arg(k);
+        if (i < 0) break;
         pa.path[pa.n] = i;
-        pa.dirfd[pa.n] = (i > 0 && info.args[static_cast<size_t>(i - 1)] == trace::ArgType::kDirFd) ? i - 1 : -1;
+        pa.dirfd[pa.n] = info.dirfd_of(i);
         ++pa.n;
       }
       tb->paths[nr] = pa;

@@ -1,12 +1,12 @@
 // What a syscall does to the name space and to the fd table, as the inference passes need it.
-// Derived from the one syscall table (argument roles) plus the few calls whose effect the roles
-// cannot say (which call creates an fd, which removes a path); looked up by name once, so no
-// syscall number is hard-coded here.
+// Derived from the one syscall table's columns (argument roles, fd, path and process effects), so
+// no syscall number or name is hard-coded here.
 #pragma once
 
 #include <cstddef>  // (trace/model/event.h uses size_t without it)
 #include <cstdint>
 
+#include "common/at_fdcwd.h"
 #include "trace/model/event.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -80,7 +80,5 @@ enum class PathRole : uint8_t {
   kExchange,     // renameat2(RENAME_EXCHANGE): both exist and swap
 };
 PathRole path_role(const trace::Event& e, Sem sem, int slot);
-
-inline constexpr int64_t kAtFdCwd = -100;
 
 }  // namespace rastro::replay

@@ -9,7 +9,8 @@
 // flock (non-blocking), and clone/fork/exec/exit as structure only (they change the fd tables and are
 // not executed). Everything else is skipped and counted by name; nothing aborts the replay.
 //
-// Used by both event-based engines and by the compiled replayer's generated code.
+// Used by both event-based engines and by the compiled replayer's generated code. run() dispatches
+// by the syscall table's Family column; each family's cases are in exec_<family>.cpp.
 #pragma once
 
 #include <array>
@@ -76,6 +77,8 @@ struct CallOutcome {
 // file system cannot store it as a hole).
 inline char write_pattern_byte(size_t i) { return static_cast<char>('a' + i % 26); }
 
+struct CallCtx;
+
 class CallExecutor {
  public:
   CallExecutor(const SandboxResolver& sandbox, ProcessTable& procs, const trace::StringTable& strings)
@@ -93,8 +96,8 @@ class CallExecutor {
   CallOutcome skip(const trace::Event& e, SkipReason why, ThreadScratch& scratch) const;
 
  private:
-  struct Ctx;
-  int64_t run(Ctx& c) const;
+  // Dispatches by the syscall table's Family column to CallOps (call_ops.h, exec_*.cpp).
+  int64_t run(CallCtx& c) const;
 
   const SandboxResolver& sandbox_;
   ProcessTable& procs_;

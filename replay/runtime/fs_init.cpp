@@ -116,7 +116,6 @@ void Planner::event(const trace::Event& e) {
   Proc& pr = procs_[e.pid];
   const trace::SyscallInfo* si = trace::syscall_by_nr(e.nr);
   if (!si || (e.flags & trace::kEventUnfinished)) return;
-  std::string_view n = si->name;
   bool ok = !e.failed();
   int err = e.error_number();
   auto fd = [&](int i) -> OpenFile* {
@@ -151,10 +150,19 @@ void Planner::event(const trace::Event& e) {
     if (!p.empty() && ok) info(p).pristine = false;
   };
 
-  if (n == "open" || n == "openat" || n == "creat") {
-    bool at = n == "openat";
-    std::string p = path_of(pr, e, at ? 0 : -1, at ? 1 : 0);
-    int flags = n == "creat" ? (O_CREAT | O_WRONLY | O_TRUNC) : static_cast<int>(a(at ? 2 : 1));
+  using trace::FdEffect;
+  using trace::PathEffect;
+  using trace::ProcEffect;
+  const int p0 = si->path_arg(0);
+  const int p1 = si->path_arg(1);
+  const int flags_arg = si->arg_of(trace::ArgType::kOpenFlags);
+  const int offset_arg = si->arg_of(trace::ArgType::kOffset);
+  auto path = [&](int pi) { return path_of(pr, e, si->dirfd_of(pi), pi); };
+  // Calls that transfer at the fd's position (read, write), not at an explicit offset (pread).
+  const bool at_position = offset_arg < 0;
+  if ((si->path == PathEffect::kOpens && flags_arg >= 0) || si->path == PathEffect::kCreatesFile) {
+    std::string p = path(p0);
+    int flags = flags_arg < 0 ? (O_CREAT | O_WRONLY | O_TRUNC) : static_cast<int>(a(flags_arg));
     Shape shape = (flags & O_DIRECTORY) ? Shape::kDir : Shape::kUnknown;
     if (!(flags & O_CREAT)) {
       use(p, shape);
@@ -171,94 +179,88 @@ void Planner::event(const trace::Event& e) {
       f->pristine = info(p).pristine;
       pr.fds[static_cast<int>(e.rvalue)] = f;
     }
-  } else if (n == "close") {
+  } else if (si->fd == FdEffect::kReleases) {
     if (ok) pr.fds.erase(static_cast<int>(a(0)));
-  } else if (n == "dup" || (n == "fcntl" && (a(1) == F_DUPFD || a(1) == F_DUPFD_CLOEXEC))) {
+  } else if (si->fd == FdEffect::kDuplicates ||
+             (si->fd == FdEffect::kByCommand && (a(1) == F_DUPFD || a(1) == F_DUPFD_CLOEXEC))) {
     auto it = pr.fds.find(static_cast<int>(a(0)));
     if (ok && it != pr.fds.end()) pr.fds[static_cast<int>(e.rvalue)] = it->second;
-  } else if (n == "dup2" || n == "dup3") {
+  } else if (si->fd == FdEffect::kDuplicatesOnto) {
     auto it = pr.fds.find(static_cast<int>(a(0)));
     if (ok && it != pr.fds.end()) pr.fds[static_cast<int>(a(1))] = it->second;
-  } else if (n == "read" || n == "readv") {
-    if (OpenFile* f = fd(0); f && ok) {
+  } else if (si->data_in >= 0 && si->data_out < 0 && at_position) {
+    if (OpenFile* f = fd(si->data_in); f && ok) {
       needs(f, f->pos + static_cast<uint64_t>(e.rvalue));
       f->pos += static_cast<uint64_t>(e.rvalue);
     }
-  } else if (n == "pread64" || n == "preadv" || n == "preadv2") {
-    if (OpenFile* f = fd(0); f && ok) needs(f, static_cast<uint64_t>(std::max<int64_t>(a(3), 0) + e.rvalue));
-  } else if (n == "write" || n == "writev") {
-    if (OpenFile* f = fd(0); f && ok) f->pos += static_cast<uint64_t>(e.rvalue);
-  } else if (n == "lseek") {
+  } else if (si->data_in >= 0 && si->data_out < 0) {
+    if (OpenFile* f = fd(si->data_in); f && ok) needs(f, static_cast<uint64_t>(std::max<int64_t>(a(offset_arg), 0) + e.rvalue));
+  } else if (si->data_out >= 0 && si->data_in < 0 && at_position) {
+    if (OpenFile* f = fd(si->data_out); f && ok) f->pos += static_cast<uint64_t>(e.rvalue);
+  } else if (si->ret == trace::ReturnKind::kOffset) {
     if (OpenFile* f = fd(0); f && ok) {
       if (a(2) == SEEK_END && a(1) == 0) needs(f, static_cast<uint64_t>(e.rvalue));
       f->pos = static_cast<uint64_t>(e.rvalue);
     }
-  } else if (n == "mmap") {
-    if (OpenFile* f = fd(4); f && ok) needs(f, static_cast<uint64_t>(std::max<int64_t>(a(5), 0) + a(1)));
-  } else if (n == "copy_file_range") {
-    // Offsets are pointers the trace does not keep: cp passes NULL, i.e. the fds' positions.
-    if (OpenFile* f = fd(0); f && ok) {
+  } else if ((si->classes & trace::kClassMemory) && si->arg_of(trace::ArgType::kFd) >= 0) {
+    if (OpenFile* f = fd(si->arg_of(trace::ArgType::kFd)); f && ok)
+      needs(f, static_cast<uint64_t>(std::max<int64_t>(a(offset_arg), 0) + a(si->size_arg)));
+  } else if (si->data_in >= 0 && si->data_out >= 0) {
+    // copy_file_range, sendfile: offsets are pointers the trace does not keep; cp passes NULL,
+    // i.e. the fds' positions.
+    if (OpenFile* f = fd(si->data_in); f && ok) {
       needs(f, f->pos + static_cast<uint64_t>(e.rvalue));
       f->pos += static_cast<uint64_t>(e.rvalue);
     }
-    if (OpenFile* f = fd(2); f && ok) f->pos += static_cast<uint64_t>(e.rvalue);
-  } else if (n == "sendfile") {
-    if (OpenFile* f = fd(1); f && ok) {
-      needs(f, f->pos + static_cast<uint64_t>(e.rvalue));
-      f->pos += static_cast<uint64_t>(e.rvalue);
-    }
-  } else if (n == "getdents" || n == "getdents64" || n == "fchdir") {
+    if (OpenFile* f = fd(si->data_out); f && ok) f->pos += static_cast<uint64_t>(e.rvalue);
+  } else if (si->path == PathEffect::kListsDir || si->proc == ProcEffect::kFchdir) {
     if (OpenFile* f = fd(0); f && ok) {
       PathInfo& i = info(f->path);
       if (i.shape == Shape::kUnknown || i.shape == Shape::kFile) i.shape = Shape::kDir;
-      if (n == "fchdir") pr.cwd = f->path;
+      if (si->proc == ProcEffect::kFchdir) pr.cwd = f->path;
     }
-  } else if (n == "ftruncate") {
+  } else if (si->path == PathEffect::kTruncates && p0 < 0) {
     if (OpenFile* f = fd(0); f && ok) {
       info(f->path).pristine = false;
       f->pristine = false;
     }
-  } else if (n == "chdir") {
-    std::string p = path_of(pr, e, -1, 0);
+  } else if (si->proc == ProcEffect::kChdir) {
+    std::string p = path(p0);
     use(p, Shape::kDir);
     if (ok && !p.empty()) pr.cwd = p;
-  } else if (n == "mkdir" || n == "mkdirat") {
-    create(path_of(pr, e, n == "mkdirat" ? 0 : -1, n == "mkdirat" ? 1 : 0), Shape::kDir);
-  } else if (n == "mknod" || n == "mknodat") {
-    create(path_of(pr, e, n == "mknodat" ? 0 : -1, n == "mknodat" ? 1 : 0), Shape::kFile);
-  } else if (n == "rmdir") {
-    std::string p = path_of(pr, e, -1, 0);
+  } else if (si->path == PathEffect::kCreatesDir) {
+    create(path(p0), Shape::kDir);
+  } else if (si->path == PathEffect::kCreatesNode) {
+    create(path(p0), Shape::kFile);
+  } else if (si->path == PathEffect::kRemovesDir) {
+    std::string p = path(p0);
     use(p, Shape::kDir);
     gone(p);
-  } else if (n == "unlink" || n == "unlinkat") {
-    bool at = n == "unlinkat";
-    std::string p = path_of(pr, e, at ? 0 : -1, at ? 1 : 0);
-    use(p, at && (a(2) & AT_REMOVEDIR) ? Shape::kDir : Shape::kUnknown);
+  } else if (si->path == PathEffect::kRemoves) {
+    std::string p = path(p0);
+    const int at_flags = si->arg_of(trace::ArgType::kAtFlags);
+    use(p, at_flags >= 0 && (a(at_flags) & AT_REMOVEDIR) ? Shape::kDir : Shape::kUnknown);
     gone(p);
-  } else if (n == "rename" || n == "renameat" || n == "renameat2") {
-    bool at = n != "rename";
-    std::string from = path_of(pr, e, at ? 0 : -1, at ? 1 : 0);
-    std::string to = path_of(pr, e, at ? 2 : -1, at ? 3 : 1);
+  } else if (si->path == PathEffect::kRenames) {
+    std::string from = path(p0);
+    std::string to = path(p1);
     use(from);
     if (ok && !to.empty()) ancestors(to);
     gone(from);
     gone(to);
-  } else if (n == "link" || n == "linkat") {
-    bool at = n == "linkat";
-    use(path_of(pr, e, at ? 0 : -1, at ? 1 : 0));
-    create(path_of(pr, e, at ? 2 : -1, at ? 3 : 1), Shape::kFile);
-  } else if (n == "symlink" || n == "symlinkat") {
-    bool at = n == "symlinkat";
-    create(path_of(pr, e, at ? 1 : -1, at ? 2 : 1), Shape::kSymlink);
-  } else if (n == "readlink" || n == "readlinkat") {
-    bool at = n == "readlinkat";
-    std::string p = path_of(pr, e, at ? 0 : -1, at ? 1 : 0);
+  } else if (si->path == PathEffect::kLinks) {
+    use(path(p0));
+    create(path(p1), Shape::kFile);
+  } else if (si->path == PathEffect::kCreatesSymlink) {
+    create(path(p0), Shape::kSymlink);
+  } else if (si->path == PathEffect::kReadsLink) {
+    std::string p = path(p0);
     use(p, Shape::kSymlink);
     if (ok && !p.empty() && info(p).shape == Shape::kSymlink) {
       info(p).link_len = std::max<uint64_t>(info(p).link_len, static_cast<uint64_t>(e.rvalue));
     }
-  } else if (n == "truncate") {
-    std::string p = path_of(pr, e, -1, 0);
+  } else if (si->path == PathEffect::kTruncates) {
+    std::string p = path(p0);
     use(p, Shape::kFile);
     gone(p);
   } else if (si->ret == trace::ReturnKind::kPid && ok && e.rvalue > 0) {
@@ -271,7 +273,7 @@ void Planner::event(const trace::Event& e) {
     // Any other path-taking call (stat family, access, chmod, chown, utime, xattrs, statfs, exec):
     // a success says the path existed.
     // A successful access(X_OK) or exec also says it was executable.
-    bool executable = ok && (n == "execve" || n == "execveat");
+    bool executable = ok && si->proc == ProcEffect::kExec;
     for (int i = 0; i < e.nargs; ++i)
       if (ok && e.arg(i).type == trace::ArgType::kAccessMode && (e.arg(i).value & X_OK)) executable = true;
     for (int i = 0; i < e.nargs; ++i) {
@@ -446,18 +448,6 @@ InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& 
     }
   }
   return rep;
-}
-
-bool drop_caches(std::string* why) {
-  ::sync();
-  int fd = ::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-  if (fd < 0 || ::write(fd, "3\n", 2) != 2) {
-    if (why) *why = std::string("cannot write /proc/sys/vm/drop_caches: ") + std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    return false;
-  }
-  ::close(fd);
-  return true;
 }
 
 }  // namespace rastro::replay

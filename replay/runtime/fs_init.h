@@ -49,7 +49,4 @@ struct InitReport {
 
 InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& plan);
 
-// sync + echo 3 > /proc/sys/vm/drop_caches. Returns false (and why) if not permitted.
-bool drop_caches(std::string* why);
-
 }  // namespace rastro::replay

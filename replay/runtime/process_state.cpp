@@ -79,8 +79,8 @@ std::vector<ProcessSeed> process_seeds(const trace::Trace& trace) {
     a.tids.insert(e.tid);
     const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
     if (!info) continue;
-    std::string_view name = info->name;
-    bool dup2_like = name == "dup2" || name == "dup3";
+    const bool dup2_like = info->fd == trace::FdEffect::kDuplicatesOnto;
+    const bool fcntl_like = info->fd == trace::FdEffect::kByCommand;
     // Uses first: a call that both uses and creates (dup) uses before it creates.
     for (int i = 0; i < e.nargs; ++i) {
       const trace::Arg& arg = e.arg(i);
@@ -95,7 +95,7 @@ std::vector<ProcessSeed> process_seeds(const trace::Trace& trace) {
     if (e.failed() || (e.flags & trace::kEventUnfinished)) continue;
     if (info->ret == trace::ReturnKind::kFd && e.rvalue >= 0) a.created.insert(static_cast<int>(e.rvalue));
     if (dup2_like && e.nargs > 1) a.created.insert(static_cast<int>(e.arg(1).value));
-    if (name == "fcntl" && e.nargs > 1 && is_fd_creating_fcntl(e.arg(1).value) && e.rvalue >= 0) {
+    if (fcntl_like && e.nargs > 1 && is_fd_creating_fcntl(e.arg(1).value) && e.rvalue >= 0) {
       a.created.insert(static_cast<int>(e.rvalue));
     }
     for (int i = 0; i < e.nargs; ++i) {
@@ -226,8 +226,8 @@ FdKeys plan_fd_keys(const Plan& plan, std::vector<ProcessSeed>* seeds) {
     auto& cur = current[e.pid];
     const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
     if (!info) continue;
-    std::string_view name = info->name;
-    bool dup2_like = name == "dup2" || name == "dup3";
+    const bool dup2_like = info->fd == trace::FdEffect::kDuplicatesOnto;
+    const bool fcntl_like = info->fd == trace::FdEffect::kByCommand;
     bool ok = !e.failed() && !(e.flags & trace::kEventUnfinished);
     auto early_key = [&](int fd) -> int32_t {
       if (early.empty()) return -1;
@@ -275,7 +275,7 @@ FdKeys plan_fd_keys(const Plan& plan, std::vector<ProcessSeed>* seeds) {
       }
       cur[fd] = k;
     };
-    if (info->ret == trace::ReturnKind::kFd || (name == "fcntl" && e.nargs > 1 && is_fd_creating_fcntl(e.arg(1).value))) {
+    if (info->ret == trace::ReturnKind::kFd || (fcntl_like && e.nargs > 1 && is_fd_creating_fcntl(e.arg(1).value))) {
       create(static_cast<int>(e.rvalue), FdKeys::kRet);
     }
     if (dup2_like && e.nargs > 1) {

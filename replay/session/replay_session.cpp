@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "replay/plan/plan_names.h"
+#include "common/drop_caches.h"
 #include "replay/runtime/fs_init.h"
 
 namespace rastro::replay {
@@ -64,8 +65,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
     for (const auto& p : ir.problems) warnings.push_back("init: " + p);
   }
   if (o.drop_caches) {
-    std::string why;
-    if (!drop_caches(&why)) warnings.push_back("--drop-caches: " + why);
+    if (auto dropped = rastro::drop_caches(); !dropped.ok()) warnings.push_back("--drop-caches: " + dropped.error());
   }
 
   EngineOptions eo;

@@ -1,9 +1,10 @@
 #include "trace/common/fd_table.h"
 
+#include "common/at_fdcwd.h"
+
 namespace rastro::trace {
 
 namespace {
-constexpr int kAtFdCwd = -100;
 }
 
 FdTable::Files& FdTable::files(int tid) {

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/atomic_write.h"
 #include "trace/exporters/export_util.h"
 #include "trace/exporters/exporter.h"
 
@@ -97,7 +98,7 @@ void ChromeExporter::write(const Trace& trace, const std::string& path) const {
     origin = trace.events.front().begin_ns;
     for (const Event& e : trace.events) origin = std::min(origin, e.begin_ns);
   }
-  std::string tmp = exporters::temp_path_for(path);
+  std::string tmp = temp_path_for(path);
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw Error(fmt::format("{}: cannot create: {}", tmp, std::strerror(errno)));
   bool ok = true;
@@ -145,7 +146,7 @@ void ChromeExporter::write(const Trace& trace, const std::string& path) const {
     std::remove(tmp.c_str());
     throw Error(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
   }
-  exporters::commit_temp_file(tmp, path);
+  commit_temp_file(tmp, path);
 }
 
 }  // namespace

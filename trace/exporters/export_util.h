@@ -26,8 +26,4 @@ bool is_valid_utf8(std::string_view s);
 // written as \u00XX (their Latin-1 reading) so the output is always valid JSON.
 void append_json_string(std::string& out, std::string_view s);
 
-// A temporary name next to `path` (same file system, so rename() is atomic), and the rename.
-std::string temp_path_for(const std::string& path);
-void commit_temp_file(const std::string& tmp, const std::string& path);
-
 }  // namespace rastro::trace::exporters

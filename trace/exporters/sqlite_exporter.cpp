@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "trace/analysis/condenser.h"
+#include "common/atomic_write.h"
 #include "trace/exporters/export_util.h"
 #include "trace/exporters/exporter.h"
 
@@ -91,7 +92,7 @@ class SqliteExporter final : public Exporter {
     return "SQLite database: `events` table (one row per event) and `header` key/value table";
   }
   void write(const Trace& trace, const std::string& path) const override {
-    std::string tmp = exporters::temp_path_for(path);
+    std::string tmp = temp_path_for(path);
     std::remove(tmp.c_str());
     try {
       fill(trace, tmp, path);
@@ -99,7 +100,7 @@ class SqliteExporter final : public Exporter {
       std::remove(tmp.c_str());
       throw;
     }
-    exporters::commit_temp_file(tmp, path);
+    commit_temp_file(tmp, path);
   }
 
  private:

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_write.h"
 #include "common/error.h"
 #include "trace/formats/binary/binary_reader.h"
 #include "trace/formats/binary/binary_writer.h"
@@ -28,20 +29,6 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   return true;
 }
 
-// A temporary name next to `path` (same file system, so rename() is atomic).
-std::string temp_path_for(const std::string& path) {
-  return fmt::format("{}.tmp.{}", path, ::getpid());
-}
-
-void commit_temp(const std::string& tmp, const std::string& path) {
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    throw Error(fmt::format("{}: cannot rename the temporary file into place: {}", path,
-                            std::strerror(err)));
-  }
-}
-
 void write_text_file(const std::string& path, const Trace& trace, char sep) {
   std::string tmp = temp_path_for(path);
   try {
@@ -54,7 +41,7 @@ void write_text_file(const std::string& path, const Trace& trace, char sep) {
     std::remove(tmp.c_str());
     throw;
   }
-  commit_temp(tmp, path);
+  commit_temp_file(tmp, path);
 }
 
 // Text formats have no block structure to stream into: the sink keeps the trace in memory and
@@ -127,7 +114,7 @@ void write_trace(const std::string& path, const Trace& trace, TraceFormat format
     std::remove(tmp.c_str());
     throw;
   }
-  commit_temp(tmp, path);
+  commit_temp_file(tmp, path);
 }
 
 std::unique_ptr<TraceSink> open_trace_sink(const std::string& path, TraceHeader header) {

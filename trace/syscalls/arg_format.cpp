@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/at_fdcwd.h"
 #include "trace/syscalls/flag_names.h"
 
 namespace rastro::trace {
@@ -17,8 +18,6 @@ constexpr std::string_view kTypeNames[] = {
     "xattrflags", "msyncflags", "fallocmode", "accessmode", "uid", "time",
 };
 static_assert(std::size(kTypeNames) == static_cast<size_t>(ArgType::kLast) + 1);
-
-constexpr int64_t kAtFdCwd = -100;
 
 
 std::string_view trim(std::string_view s) {

@@ -50,6 +50,16 @@ constexpr ClassName kClassNames[] = {
 
 std::span<const SyscallInfo> all_syscalls() { return kRows; }
 
+int SyscallInfo::path_arg(int n) const {
+  int seen = 0;
+  for (int i = 0; i < nargs; ++i) {
+    if (args[static_cast<size_t>(i)] != ArgType::kPath) continue;
+    if (path == PathEffect::kCreatesSymlink && i == 0) continue;  // the link's content, not a name
+    if (seen++ == n) return i;
+  }
+  return -1;
+}
+
 const SyscallInfo* syscall_by_nr(int nr) {
   if (nr < 0 || nr >= kNrLimit) return nullptr;
   const int16_t i = kIndexByNr[static_cast<size_t>(nr)];

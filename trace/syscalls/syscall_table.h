@@ -39,6 +39,63 @@ enum class ReturnKind : uint8_t {
   kNoReturn,  // exit, exit_group; execve on success
 };
 
+// The semantic columns below say what a call does, so that importers, backends, passes, planners
+// and the executor read them instead of comparing syscall names.
+
+// Which executor family replays the call (replay/runtime/exec_*.cpp).
+enum class Family : uint8_t {
+  kOpenClose,  // open family, close
+  kDataIo,     // read/write family, lseek, sync family, fallocate, ftruncate, readahead
+  kStat,       // stat family, access, readlink, getdents, statfs
+  kNamespace,  // create/remove/rename/link names; chmod/chown/utime; xattrs; truncate
+  kFdOps,      // dup family, fcntl, flock, ioctl, pipe, socket family
+  kMemory,     // mmap family
+  kProcess,    // clone/fork/exec/exit, chdir/fchdir, getcwd, umask, chroot
+};
+
+// What a successful call does to the caller's fd table.
+enum class FdEffect : uint8_t {
+  kNone,
+  kCreates,        // returns a new fd: on its path argument (open family) or none (socket, accept)
+  kCreatesPair,    // writes two new fds into its kFdPair argument (pipe, socketpair)
+  kDuplicates,     // returns a new fd sharing argument 0's open file description (dup)
+  kDuplicatesOnto, // makes argument 1 a copy of argument 0, ending what it was (dup2, dup3)
+  kReleases,       // ends argument 0 (close)
+  kByCommand,      // fcntl: F_DUPFD* duplicates argument 0, F_SETFD sets close-on-exec
+};
+
+// What the call does to the files its path arguments (or, where marked, its fd) name.
+enum class PathEffect : uint8_t {
+  kNone,            // names no file by path
+  kNeeds,           // every path must exist (stat, access, chmod, exec, ...)
+  kOpens,           // open: needs the path, or creates it under O_CREAT (flags in the kOpenFlags
+                    // argument; openat2 keeps them in a struct the trace does not record)
+  kCreatesFile,     // creat: open with O_CREAT|O_WRONLY|O_TRUNC
+  kCreatesDir,      // mkdir: the path must be absent and becomes a directory
+  kCreatesNode,     // mknod: the path must be absent and becomes a file
+  kCreatesSymlink,  // symlink: the first path is the link's content, the second is created
+  kLinks,           // link: the first path is needed, the second created naming the same file
+  kRenames,         // rename: the first path is removed, the second (re)created
+  kRemoves,         // unlink
+  kRemovesDir,      // rmdir
+  kReadsLink,       // readlink: the path is a symlink
+  kTruncates,       // truncate (path), ftruncate (fd): the file's content changes
+  kListsDir,        // getdents: the fd's file is a directory
+};
+
+// Process effects: who forks whom, exec boundaries, exits, the cwd.
+enum class ProcEffect : uint8_t {
+  kNone,
+  kClone,   // clone: CLONE_* flags in argument 0 decide thread or process
+  kClone3,  // clone3: flags inside struct clone_args
+  kFork,    // fork
+  kVfork,   // vfork: CLONE_VM | CLONE_VFORK
+  kExec,    // execve, execveat: close-on-exec fds end
+  kExit,    // exit, exit_group
+  kChdir,   // cwd := the path argument
+  kFchdir,  // cwd := the fd's path
+};
+
 struct SyscallInfo {
   int nr;
   std::string_view name;
@@ -46,6 +103,30 @@ struct SyscallInfo {
   std::array<ArgType, kMaxArgs> args;
   ReturnKind ret;
   uint32_t classes;
+  Family family;
+  FdEffect fd;
+  PathEffect path;
+  int8_t data_in;    // argument index of the fd whose file data is read into memory, -1 none
+  int8_t data_out;   // argument index of the fd whose file data is written, -1 none
+  int8_t size_arg;   // argument index of the byte count the call transfers or covers, -1 none
+  ProcEffect proc;
+
+  bool creates_process() const {
+    return proc == ProcEffect::kClone || proc == ProcEffect::kClone3 || proc == ProcEffect::kFork ||
+           proc == ProcEffect::kVfork;
+  }
+  // Index of the n-th (0 or 1) kPath argument that names a file (symlink's content is skipped),
+  // and of the kDirFd argument right before it (-1 when relative to the cwd). -1: none.
+  int path_arg(int n) const;
+  int dirfd_of(int path_index) const {
+    return path_index > 0 && args[static_cast<size_t>(path_index - 1)] == ArgType::kDirFd ? path_index - 1 : -1;
+  }
+  // Index of the first argument of `type`, -1 when the row has none.
+  int arg_of(ArgType type) const {
+    for (int i = 0; i < nargs; ++i)
+      if (args[static_cast<size_t>(i)] == type) return i;
+    return -1;
+  }
 };
 
 // All rows, sorted by nr.

@@ -2,14 +2,13 @@
 
 #include <charconv>
 
+#include "common/at_fdcwd.h"
 #include "trace/syscalls/arg_format.h"
 #include "trace/syscalls/flag_names.h"
 
 namespace rastro::trace::strace {
 
 namespace {
-
-constexpr int64_t kAtFdCwd = -100;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
@@ -212,7 +211,7 @@ bool DecodeAnnotatedInt(std::string_view text, int64_t* value, std::string* note
   return true;
 }
 
-void DecodeStraceArgs(const SyscallInfo* info, std::string_view name, std::string_view text, Event& e,
+void DecodeStraceArgs(const SyscallInfo* info, std::string_view text, Event& e,
                       StringTable& strings, DecodedArgs& out) {
   Decoder d{strings, out};
   auto items = split_args(text);
@@ -225,7 +224,7 @@ void DecodeStraceArgs(const SyscallInfo* info, std::string_view name, std::strin
   }
   e.nargs = info->nargs;
   for (size_t i = 0; i < info->nargs; ++i) e.args[i].type = info->args[i];
-  if (name == "clone") {
+  if (info->proc == ProcEffect::kClone) {
     // strace prints x86_64 clone as (child_stack=, flags=, parent_tid=, child_tidptr=, tls=);
     // the table keeps the kernel's order (flags, newsp, parent_tid, child_tid, tls).
     for (auto item : items) {
@@ -242,7 +241,7 @@ void DecodeStraceArgs(const SyscallInfo* info, std::string_view name, std::strin
     }
     return;
   }
-  if (name == "clone3" && !items.empty()) out.has_clone_flags = clone3_flags(items[0], &out.clone_flags);
+  if (info->proc == ProcEffect::kClone3 && !items.empty()) out.has_clone_flags = clone3_flags(items[0], &out.clone_flags);
   for (size_t i = 0; i < info->nargs && i < items.size(); ++i) e.args[i] = d.decode(info->args[i], items[i]);
 }
 

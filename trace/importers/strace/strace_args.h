@@ -29,7 +29,7 @@ struct DecodedArgs {
 
 // Fills e.nargs/e.args for syscall `info` (nullptr: unknown syscall). -y annotations of fd
 // arguments go into Arg::str (device suffixes of -yy such as "<char 1:3>" are dropped).
-void DecodeStraceArgs(const SyscallInfo* info, std::string_view name, std::string_view text, Event& e,
+void DecodeStraceArgs(const SyscallInfo* info, std::string_view text, Event& e,
                       StringTable& strings, DecodedArgs& out);
 
 // Splits "3</etc/x>" into 3 and "/etc/x" (unescaped; -yy device suffix dropped).

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "common/at_fdcwd.h"
 #include "common/error.h"
 #include "trace/common/fd_table.h"
 #include "trace/importers/strace/strace_args.h"
@@ -27,7 +28,6 @@ using strace::DecodedArgs;
 using strace::StraceLine;
 using strace::StraceLineKind;
 
-constexpr int kAtFdCwd = -100;
 constexpr int64_t kCloneVm = 0x100, kCloneFs = 0x200, kCloneFiles = 0x400, kCloneVfork = 0x4000,
                   kCloneThread = 0x10000;
 constexpr int64_t kOCloexec = 02000000;
@@ -69,7 +69,7 @@ class Importer {
       h.events_captured += report_.events;
       uint64_t lost = report_.stats[kStat_strace_resumed_without_unfinished];
       h.events_lost += lost;
-      if (lost) h.lost_reasons["strace_resumed_without_unfinished"] = lost;
+      if (lost) set_lost_reason(h.lost_reasons, kStat_strace_resumed_without_unfinished, lost);
       h.extra["strace_import"] = report_.stats.to_json();
     }
     return std::move(report_);
@@ -233,7 +233,7 @@ class Importer {
       ++report_.stats[kStat_strace_unknown_syscalls];
     }
     DecodedArgs d;
-    strace::DecodeStraceArgs(info, name, args, e, strings, d);
+    strace::DecodeStraceArgs(info, args, e, strings, d);
     if (d.bad) problem(kStat_strace_bad_args, lineno, fmt::format("{} argument(s) of {} not understood", d.bad, name), args);
     report_.stats[kStat_strace_symbolic_int_args] += static_cast<uint64_t>(d.symbolic);
     // Return value.
@@ -243,7 +243,7 @@ class Importer {
       e.flags |= kEventUnfinished;
     } else if (ret == "?") {
       ++report_.stats[kStat_strace_no_return];
-      bool no_return = (info && info->ret == ReturnKind::kNoReturn) || name == "exit" || name == "exit_group";
+      bool no_return = info && info->ret == ReturnKind::kNoReturn;
       if (!no_return) e.flags |= kEventUnfinished;  // the task died inside the call
     } else {
       auto rv = parse_rvalue(ret);
@@ -259,7 +259,7 @@ class Importer {
       }
     }
     fd_paths(tid, e);
-    if (!(e.flags & kEventUnfinished) && !e.failed()) update_tasks(tid, name, e, d, has_ret_note ? &ret_note : nullptr);
+    if (!(e.flags & kEventUnfinished) && !e.failed()) update_tasks(tid, e, d, has_ret_note ? &ret_note : nullptr);
     append(e);
   }
 
@@ -287,32 +287,37 @@ class Importer {
     return i < e.nargs ? sink_.strings().get(e.args[static_cast<size_t>(i)].str) : std::string_view();
   }
 
-  void update_tasks(int tid, std::string_view name, const Event& e, const DecodedArgs& d, const std::string* ret_note) {
+  void update_tasks(int tid, const Event& e, const DecodedArgs& d, const std::string* ret_note) {
     const SyscallInfo* info = syscall_by_nr(e.nr);
+    if (!info) return;
     int rv = static_cast<int>(e.rvalue);
     auto arg = [&](int i) { return static_cast<int>(e.args[static_cast<size_t>(i)].value); };
-    if (info && info->ret == ReturnKind::kFd) {
-      if (name == "dup" || name == "dup2" || name == "dup3" || name == "fcntl") {
-        if (name == "fcntl") {
+    const int flags_arg = info->arg_of(ArgType::kOpenFlags);
+    if (info->ret == ReturnKind::kFd) {
+      if (info->fd == FdEffect::kDuplicates || info->fd == FdEffect::kDuplicatesOnto || info->fd == FdEffect::kByCommand) {
+        bool cloexec = info->fd == FdEffect::kDuplicatesOnto && flags_arg >= 0 && (e.args[static_cast<size_t>(flags_arg)].value & kOCloexec);
+        if (info->fd == FdEffect::kByCommand) {
           int64_t cmd = e.args[1].value;
           if (cmd != 0 && cmd != 1030) return;  // only F_DUPFD / F_DUPFD_CLOEXEC return an fd
+          cloexec = cmd == 1030;
         }
-        bool cloexec = (name == "dup3" && (e.args[2].value & kOCloexec)) || (name == "fcntl" && e.args[1].value == 1030);
         fds_.dup(tid, arg(0), rv, cloexec);
-      } else if (name == "open" || name == "creat" || name == "openat" || name == "openat2") {
-        bool at = name == "openat" || name == "openat2";
-        int64_t flags = name == "creat" ? 0 : e.args[at ? 2 : 1].value;
-        std::string path = fds_.resolve(tid, at ? arg(0) : kAtFdCwd, path_arg(e, at ? 1 : 0));
-        fds_.set(tid, rv, path, name != "openat2" && (flags & kOCloexec));
+      } else if (info->path == PathEffect::kOpens || info->path == PathEffect::kCreatesFile) {
+        const int p = info->path_arg(0);
+        const int dirfd = info->dirfd_of(p);
+        // creat's flags are implied; openat2 keeps them in a struct the trace does not record.
+        int64_t flags = flags_arg >= 0 ? e.args[static_cast<size_t>(flags_arg)].value : 0;
+        std::string path = fds_.resolve(tid, dirfd >= 0 ? arg(dirfd) : kAtFdCwd, path_arg(e, p));
+        fds_.set(tid, rv, path, flags & kOCloexec);
       } else {
         fds_.close(tid, rv);  // socket/accept: no path unless -y tells
       }
       if (ret_note) fds_.set(tid, rv, *ret_note);
       return;
     }
-    if (name == "close") {
+    if (info->fd == FdEffect::kReleases) {
       fds_.close(tid, arg(0));
-    } else if (name == "pipe" || name == "pipe2" || name == "socketpair") {
+    } else if (info->fd == FdEffect::kCreatesPair) {
       for (size_t k = 0; k < 2; ++k) {
         if (d.pair_fds[k] < 0) continue;
         if (!d.pair_paths[k].empty())
@@ -320,14 +325,14 @@ class Importer {
         else
           fds_.close(tid, d.pair_fds[k]);
       }
-    } else if (name == "chdir") {
+    } else if (info->proc == ProcEffect::kChdir) {
       fds_.set_cwd(tid, fds_.resolve(tid, kAtFdCwd, path_arg(e, 0)));
-    } else if (name == "fchdir") {
+    } else if (info->proc == ProcEffect::kFchdir) {
       if (const std::string* p = fds_.path(tid, arg(0))) fds_.set_cwd(tid, std::string(*p));
-    } else if (name == "execve" || name == "execveat") {
+    } else if (info->proc == ProcEffect::kExec) {
       fds_.on_exec(tid);
-    } else if ((name == "clone" || name == "clone3" || name == "fork" || name == "vfork") && rv > 0) {
-      int64_t flags = name == "vfork" ? (kCloneVm | kCloneVfork) : d.has_clone_flags ? d.clone_flags : 0;
+    } else if (info->creates_process() && rv > 0) {
+      int64_t flags = info->proc == ProcEffect::kVfork ? (kCloneVm | kCloneVfork) : d.has_clone_flags ? d.clone_flags : 0;
       fds_.on_clone(tid, rv, flags & kCloneFiles, flags & kCloneFs);
       if (flags & kCloneThread) tgid_[rv] = tgid_of(tid);
       children_.insert(rv);

@@ -1,0 +1,63 @@
+#include "replay/passes/pass_dump.h"
+
+#include <fmt/format.h>
+
+#include "replay/plan/plan_json.h"
+#include "replay/plan/plan_names.h"
+#include "trace/syscalls/syscall_table.h"
+
+namespace rastro::replay {
+
+namespace {
+
+std::string_view fd_role_name(FdRole role) {
+  switch (role) {
+    case FdRole::kUse: return "use";
+    case FdRole::kClose: return "close";
+    case FdRole::kCreate: return "create";
+  }
+  return "?";
+}
+
+std::string call_name(const InferContext& ctx, uint32_t r) {
+  const trace::Event& e = ctx.trace.events[ctx.order[r]];
+  if (const trace::SyscallInfo* s = trace::syscall_by_nr(e.nr)) return std::string(s->name);
+  return e.nr < 0 ? std::string(ctx.trace.str(e.name)) : fmt::format("syscall_{}", e.nr);
+}
+
+}  // namespace
+
+void dump_after_pass(std::ostream& out, const std::string& pass, const InferContext& ctx) {
+  out << "# after pass " << pass << "\n";
+  if (pass == "plan") {
+    write_plan_json(out, ctx.plan);
+    out << "\n";
+    return;
+  }
+  const bool paths = ctx.paths.size() == ctx.order.size();
+  const bool fds = ctx.fd_refs_begin.size() == ctx.order.size() + 1;
+  const bool deps = ctx.deps_begin.size() == ctx.order.size() + 1;
+  for (uint32_t r = 0; r < ctx.order.size(); ++r) {
+    std::string line = fmt::format("{}\tevent {}\tthread {}\t{}\t{}", r, ctx.order[r], ctx.thread[r], call_name(ctx, r),
+                                   action_name(ctx.action[r]));
+    if (paths) {
+      for (trace::StrId p : ctx.paths[r])
+        if (p != trace::kNoStr) line += fmt::format("\tpath {}", ctx.trace.str(p));
+    }
+    if (fds) {
+      for (uint32_t i = ctx.fd_refs_begin[r]; i < ctx.fd_refs_begin[r + 1]; ++i) {
+        const FdRef& ref = ctx.fd_refs[i];
+        const FdEntry& entry = ctx.fd_entries[ref.entry];
+        line += fmt::format("\tfd {} {}", fd_role_name(ref.role), ref.entry);
+        if (entry.creator == kNone) line += " (inherited)";
+      }
+    }
+    if (deps) {
+      for (uint32_t i = ctx.deps_begin[r]; i < ctx.deps_begin[r + 1]; ++i)
+        line += fmt::format("\tafter {} {}", ctx.deps[i].request, edge_kind_name(ctx.deps[i].kind));
+    }
+    out << line << "\n";
+  }
+}
+
+}  // namespace rastro::replay

@@ -1,0 +1,115 @@
+#include "replay/runtime/call_ops.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace rastro::replay {
+
+SkipReason fd_skip(FdState s) {
+  switch (s) {
+    case FdState::kNone: return SkipReason::kFdBeforeOpen;
+    case FdState::kClosed: return SkipReason::kFdAfterClose;
+    case FdState::kFailed: return SkipReason::kFdOpenFailed;
+    case FdState::kRefused: return SkipReason::kFdRefused;
+    case FdState::kOpen: break;
+  }
+  return SkipReason::kNone;
+}
+
+int64_t CallOps::unsupported() {
+  c.skip = SkipReason::kUnsupported;
+  ++c.scratch.stats.unsupported[std::string(name_.empty() ? "syscall_?" : name_)];
+  return e.rvalue;
+}
+
+bool CallOps::path_arg(int di, int pi, std::string* out) {
+  std::string_view p = str(pi);
+  std::string base;
+  int slot = 0;  // which path argument this is (a symlink's target is not one)
+  for (int i = 0; i < pi; ++i) slot += e.arg(i).type == trace::ArgType::kPath;
+  if (e.nr == SYS_symlink || e.nr == SYS_symlinkat) --slot;
+  if (c.resolved && slot >= 0 && slot < 2 && c.resolved[slot] != trace::kNoStr &&
+      !p.empty() && p.find('\0') == std::string_view::npos) {
+    p = strings_.get(c.resolved[slot]);
+  }
+  if (!p.empty() && p.front() == '/') {
+    base.push_back('/');  // (not `base = "/"`: g++ 12 reports a bogus -Wrestrict for it)
+  } else if (di < 0 || c.a(di) == AT_FDCWD) {
+    base = c.proc.cwd();
+  } else {
+    FdLookup l = fds.get(c.key(di));
+    if (l.state != FdState::kOpen) {
+      c.skip = fd_skip(l.state);
+      return false;
+    }
+    base = fds.path(c.key(di));
+    if (base.empty()) base = std::string(strings_.get(e.arg(di).str));
+    if (base.empty() || base.front() != '/') base = c.proc.cwd();
+  }
+  *out = SandboxResolver::absolute(base, p);
+  switch (SandboxResolver::check(*out)) {
+    case PathVerdict::kOk: return true;
+    case PathVerdict::kDevNull: c.skip = SkipReason::kSpecialPath; return false;
+    case PathVerdict::kSpecial: c.skip = SkipReason::kSpecialPath; return false;
+    case PathVerdict::kBadBytes: c.skip = SkipReason::kBadPath; return false;
+  }
+  return false;
+}
+
+int64_t CallOps::object(int di, int pi, bool follow, UniqueFd* out) {
+  std::string abs;
+  if (!path_arg(di, pi, &abs)) return 1;
+  int fd = sandbox_.open_object(abs, follow);
+  if (fd < 0) return fd;
+  out->reset(fd);
+  return 0;
+}
+
+int64_t CallOps::parent(int di, int pi, SandboxResolver::Parent* out) {
+  std::string abs;
+  if (!path_arg(di, pi, &abs)) return 1;
+  return sandbox_.open_parent(abs, out);
+}
+
+int64_t CallOps::install(int key, int replay_fd, bool cloexec, std::string path) {
+  if (replay_fd < 0) {
+    if (c.traced_ok()) fds.set_state(key, FdState::kFailed);
+    return replay_fd;
+  }
+  if (!c.traced_ok()) {  // the trace failed here: keep nothing
+    ::close(replay_fd);
+    return replay_fd;
+  }
+  fds.set_open(key, replay_fd, cloexec, std::move(path));
+  return replay_fd;
+}
+
+int64_t CallOps::open_path(int di, int pi, int flags, mode_t mode) {
+  std::string abs;
+  if (!path_arg(di, pi, &abs)) {
+    if (c.skip == SkipReason::kSpecialPath && SandboxResolver::check(abs) == PathVerdict::kDevNull) {
+      c.skip = SkipReason::kNone;  // /dev/null is replayed against the real one
+      int fd = ::open("/dev/null", (flags & O_ACCMODE) | O_CLOEXEC);
+      return install(c.ret_key(), fd < 0 ? -errno : fd, flags & O_CLOEXEC, abs);
+    }
+    if (c.traced_ok() && (c.skip == SkipReason::kSpecialPath || c.skip == SkipReason::kBadPath)) {
+      fds.set_state(c.ret_key(), FdState::kRefused);
+    }
+    return e.rvalue;
+  }
+  int fd = sandbox_.open(abs, flags & ~O_CLOEXEC, mode);
+  return install(c.ret_key(), fd, flags & O_CLOEXEC, abs);
+}
+
+int64_t CallOps::dup_to(int from_replay, int new_key, bool cloexec) {
+  int d = fcntl(from_replay, F_DUPFD_CLOEXEC, 0);
+  if (d < 0) return -errno;
+  std::string p = fds.path(c.key(0));
+  install(new_key, d, cloexec, p);
+  return d;
+}
+
+
+}  // namespace rastro::replay

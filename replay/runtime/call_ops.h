@@ -1,0 +1,100 @@
+// What every executor family (replay/runtime/exec_*.cpp) needs for one call: its context (the
+// traced event, the process, the fd keys, the outcome so far) and the helpers that map traced fds
+// and paths into the sandbox. Private to the call executor.
+#pragma once
+
+#include <sys/types.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "replay/runtime/call_executor.h"
+#include "replay/runtime/unique_fd.h"
+
+namespace rastro::replay {
+
+// Why a traced fd cannot be used in the replay.
+SkipReason fd_skip(FdState s);
+
+inline int64_t sysret(long r) { return r < 0 ? -static_cast<int64_t>(errno) : static_cast<int64_t>(r); }
+
+// Everything one execution needs, so helpers stay small.
+struct CallCtx {
+  const trace::Event& e;
+  ProcessState& proc;
+  ThreadScratch& scratch;
+  const trace::StrId* resolved;
+  const int32_t* keys;
+  SkipReason skip = SkipReason::kNone;
+  bool emulated = false;
+
+  int64_t a(int i) const { return e.arg(i).value; }
+  int traced_fd(int i) const { return static_cast<int>(e.arg(i).value); }
+  // The fd-table key of fd argument i / of the fd the call returns / of a pipe's second fd.
+  int key(int i) const { return keys ? keys[i] : traced_fd(i); }
+  int ret_key() const { return keys ? keys[FdKeys::kRet] : static_cast<int>(e.rvalue); }
+  bool traced_ok() const { return !e.failed() && !(e.flags & trace::kEventUnfinished); }
+};
+
+// One call's execution: CallExecutor::run dispatches to the method of the call's family (the
+// syscall table's Family column); each family's cases live in exec_<family>.cpp.
+class CallOps {
+ public:
+  CallOps(CallCtx& ctx, const SandboxResolver& sandbox, ProcessTable& procs, const trace::StringTable& strings,
+          std::string_view name)
+      : c(ctx), e(ctx.e), fds(*ctx.proc.fds), sandbox_(sandbox), procs_(procs), strings_(strings), name_(name) {}
+
+  int64_t open_close();  // exec_open_close.cpp
+  int64_t data_io();     // exec_data_io.cpp
+  int64_t stat();        // exec_stat.cpp
+  int64_t name_space();  // exec_namespace.cpp
+  int64_t fd_ops();      // exec_fd_ops.cpp
+  int64_t memory();      // exec_memory.cpp
+  int64_t process();     // exec_process.cpp
+  // Counts the call as unsupported (by name) and returns the traced value.
+  int64_t unsupported();
+
+ private:
+  // The replay fd for argument i, or -1 with c.skip set.
+  // (Inline, with bytes(): every read/write calls them; they were lambdas inside run before.)
+  int fd_arg(int i) {
+    FdLookup l = fds.get(c.key(i));
+    if (l.state != FdState::kOpen) {
+      c.skip = fd_skip(l.state);
+      return -1;
+    }
+    return l.fd;
+  }
+  std::string_view str(int i) const { return strings_.get(e.arg(i).str); }
+  // Absolute traced path of path argument `pi`, relative to dirfd argument `di` (-1 = cwd).
+  // Returns false with c.skip set when it cannot be used.
+  bool path_arg(int di, int pi, std::string* out);
+  // O_PATH object fd for a path argument; returns -errno, or 1 with c.skip set.
+  int64_t object(int di, int pi, bool follow, UniqueFd* out);
+  int64_t parent(int di, int pi, SandboxResolver::Parent* out);
+  // Maps a newly created replay fd to the traced fd the call returned.
+  int64_t install(int key, int replay_fd, bool cloexec, std::string path);
+  int64_t open_path(int di, int pi, int flags, mode_t mode);
+  int64_t dup_to(int from_replay, int new_key, bool cloexec);
+  size_t bytes(int i) const {
+    int64_t v = c.a(i);
+    return v < 0 ? 0 : static_cast<size_t>(std::min<int64_t>(v, int64_t{1} << 30));
+  }
+  // readv/writev: the vector is not recorded, so the traced byte count stands for it.
+  size_t vec_bytes() const {
+    return e.rvalue > 0 ? static_cast<size_t>(std::min<int64_t>(e.rvalue, int64_t{1} << 30)) : 0;
+  }
+
+  CallCtx& c;
+  const trace::Event& e;
+  FdTable& fds;
+  const SandboxResolver& sandbox_;
+  ProcessTable& procs_;
+  const trace::StringTable& strings_;
+  std::string_view name_;
+};
+
+}  // namespace rastro::replay

@@ -1,0 +1,97 @@
+// Replays the dup family, fcntl, flock, pipes and socket pairs (the table's Family::kFdOps rows): one case per syscall the replayers issue;
+// a row of this family with no case here is counted as unsupported.
+#include "replay/runtime/call_ops.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "replay/runtime/forced_nonblock.h"
+
+namespace rastro::replay {
+
+int64_t CallOps::fd_ops() {
+  switch (e.nr) {
+    case SYS_dup: {
+      int fd = fd_arg(0);
+      if (fd < 0) return e.rvalue;
+      return dup_to(fd, c.ret_key(), false);
+    }
+    case SYS_dup2:
+    case SYS_dup3: {
+      int fd = fd_arg(0);
+      if (fd < 0) return e.rvalue;
+      if (c.a(0) == c.a(1)) return e.nr == SYS_dup3 ? -EINVAL : c.a(1);
+      bool cloexec = e.nr == SYS_dup3 && (c.a(2) & O_CLOEXEC);
+      int64_t r = dup_to(fd, c.key(1), cloexec);
+      return r < 0 ? r : c.a(1);
+    }
+    case SYS_fcntl: {
+      int fd = fd_arg(0);
+      if (fd < 0) return e.rvalue;
+      int cmd = static_cast<int>(c.a(1));
+      switch (cmd) {
+        case F_DUPFD:
+        case F_DUPFD_CLOEXEC:
+          return dup_to(fd, c.ret_key(), cmd == F_DUPFD_CLOEXEC);
+        case F_GETFL:
+          return sysret(forced_nonblock_getfl(fd));
+        case F_SETFL:
+          return sysret(forced_nonblock_setfl(fd, static_cast<int>(c.a(2))));
+        case F_GETFD:  // close-on-exec is the traced process's, kept in the fd map
+          return fds.get(c.key(0)).cloexec ? FD_CLOEXEC : 0;
+        case F_SETFD:
+          fds.set_cloexec(c.key(0), c.a(2) & FD_CLOEXEC);
+          return 0;
+        default:
+          return unsupported();
+      }
+    }
+    case SYS_flock: {
+      int fd = fd_arg(0);
+      if (fd < 0) return e.rvalue;
+      // Non-blocking: a lock the replay cannot take must not hang it (it shows as a mismatch).
+      return sysret(::flock(fd, static_cast<int>(c.a(1)) | LOCK_NB));
+    }
+    case SYS_pipe:
+    case SYS_pipe2:
+    case SYS_socketpair: {
+      int pair[2];
+      int r;
+      if (e.nr == SYS_socketpair) {
+        r = ::socketpair(static_cast<int>(c.a(0)), static_cast<int>(c.a(1)) | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                         static_cast<int>(c.a(2)), pair);
+      } else {
+        int flags = e.nr == SYS_pipe2 ? static_cast<int>(c.a(1)) : 0;
+        r = ::pipe2(pair, (flags & ~O_CLOEXEC) | O_NONBLOCK | O_CLOEXEC);
+      }
+      if (r != 0) return -errno;
+      const bool wanted_nonblock = e.nr == SYS_socketpair ? (c.a(1) & SOCK_NONBLOCK) != 0
+                                   : e.nr == SYS_pipe2    ? (c.a(1) & O_NONBLOCK) != 0
+                                                          : false;
+      forced_nonblock_created(pair[0], wanted_nonblock);
+      forced_nonblock_created(pair[1], wanted_nonblock);
+      int ai = e.nr == SYS_socketpair ? 3 : 0;
+      auto v = static_cast<uint64_t>(c.a(ai));
+      bool cloexec = e.nr == SYS_pipe2 && (c.a(1) & O_CLOEXEC);
+      install(c.keys ? c.keys[ai] : static_cast<int>(v & 0xffffffffu), pair[0], cloexec, "");
+      install(c.keys ? c.keys[FdKeys::kPair2] : static_cast<int>(v >> 32), pair[1], cloexec, "");
+      return 0;
+    }
+    default:
+      return unsupported();
+  }
+}
+
+}  // namespace rastro::replay
