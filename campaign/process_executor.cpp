@@ -71,7 +71,7 @@ Measurement measure(const std::string& type, const ResponseTimes& measured, cons
   m.type = type;
   m.measured = measured.mean;
   m.reference = reference.mean;
-  m.reference_u = reference.standard_error();
+  m.reference_u = reference.standard_error();  // within-run; kept for diagnosis, not the catalogue's u
   m.extra["n"] = measured.ns.size();
   m.extra["n_reference"] = reference.ns.size();
   m.extra["sd"] = measured.sd;
@@ -143,8 +143,10 @@ class ProcessExecutor final : public RunExecutor {
 
   uint64_t run_seed(const RunSpec& run) const { return config_.seed * 1000003u + static_cast<uint64_t>(run.replicate) + 1; }
 
-  // Capture: the reference method (the benchmark's own timing) and the instrument measure the
-  // same requests of the same run.
+  // Capture: the instrument's trace and the application's own timing (the reference method) of
+  // the same requests of the same run. The catalogue compares the trace with the cell's
+  // uninstrumented reference runs (campaign/report/cell_reference.h); the same-run timing splits
+  // that error into perturbation and recording error (metrology/error_decomposition.h).
   void capture_run(const RunSpec& run, const std::string& dir, RunOutcome& outcome) {
     std::string data = dir + "/data", ref = dir + "/ref.rastro", cap = dir + "/cap.rastro";
     auto bench = micro_args(run, data, run_seed(run));
@@ -169,6 +171,12 @@ class ProcessExecutor final : public RunExecutor {
     m.extra["events_lost"] = captured.header.events_lost;
     if (cap_rt.ns.size() != ref_rt.ns.size())
       m.extra["count_mismatch"] = fmt::format("instrument saw {} of {} requests", cap_rt.ns.size(), ref_rt.ns.size());
+    if (auto paired = paired_difference(captured, reference, {.functions = {fn}, .tids = threads_issuing(reference, fn)})) {
+      m.extra["recording_ns"] = paired->mean_ns;
+      m.extra["paired_n"] = paired->n;
+    } else {
+      m.extra["recording_unpaired"] = paired.error();
+    }
     outcome.measurements.push_back(std::move(m));
   }
 

@@ -38,6 +38,13 @@ std::string json_text(const nlohmann::json& v) {
 
 }  // namespace
 
+std::string error_component(const nlohmann::json& entry, const std::string& key) {
+  const auto& v = entry.value(key + "_rel", nlohmann::json());
+  const auto& u = entry.value(key + "_u_rel", nlohmann::json());
+  if (!v.is_number() || !u.is_number()) return "—";
+  return fmt::format("{:+.2f}% ± {:.2f}", v.get<double>(), 2 * u.get<double>());
+}
+
 std::string describe_environment(const nlohmann::json& env) {
   if (!env.is_object() || env.empty()) return "not recorded";
   std::vector<std::string> parts;
@@ -92,8 +99,8 @@ std::string markdown_catalogue(const nlohmann::json& cat) {
     for (const auto& e : inst["entries"]) by_type[e["type"].get<std::string>()].push_back(e);
     for (const auto& [type, entries] : by_type) {
       md += fmt::format("### {}\n\n", type_name(type));
-      md += "| level | bg | n | mean (µs) | reference (µs) | precision | bias | significant | F vs reference | Shapiro–Wilk p | selectivity | calibration | u(precision) | u(bias) | U (k=2) |\n";
-      md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      md += "| level | bg | n | mean (µs) | reference (µs) | precision | bias | perturbation ± U | recording error ± U | significant | F vs reference | Shapiro–Wilk p | selectivity | calibration | u(precision) | u(bias) | U (k=2) |\n";
+      md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
       for (const auto& e : entries) {
         auto both = [&](const char* key) {
           const auto& after = e["after_calibration"];
@@ -116,9 +123,10 @@ std::string markdown_catalogue(const nlohmann::json& cat) {
         std::string mean = e["mean"].is_number() ? fmt::format("{:.3f}", e["mean"].get<double>()) : "n/a";
         std::string ref = e["reference_mean"].is_number() ? fmt::format("{:.3f}", e["reference_mean"].get<double>()) : "n/a";
         std::string sig = e["bias_significant"].is_boolean() ? (e["bias_significant"].get<bool>() ? "yes" : "no") : "n/a";
-        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", level_text(e["level"]),
-                          level_text(e["background"]), e["n"].dump(), mean, ref, both("precision_rel"), pct(e["bias_rel"]), sig, F,
-                          sw, sel, calib, both("precision_rel"), both("u_bias_rel"), both("U_rel"));
+        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", level_text(e["level"]),
+                          level_text(e["background"]), e["n"].dump(), mean, ref, both("precision_rel"), pct(e["bias_rel"]),
+                          error_component(e, "perturbation"), error_component(e, "recording_error"), sig, F, sw, sel, calib,
+                          both("precision_rel"), both("u_bias_rel"), both("U_rel"));
       }
       md += "\n";
     }
