@@ -210,7 +210,8 @@ nlohmann::json budget_json(const metrology::UncertaintyBudget& b) {
           {"u_cref_rel", b.u_cref_rel},
           {"u_bias_rel", b.u_bias_rel},
           {"uc_rel", b.uc_rel},
-          {"U_rel", b.U_rel}};
+          {"U_rel", b.U_rel},
+          {"dominant_component", metrology::dominant_component(b)}};
 }
 
 }  // namespace
@@ -228,7 +229,7 @@ nlohmann::json to_json(const CatalogueEntry& e) {
   static const char* const kBudgetKeys[] = {"mean",      "reference_mean", "sd",       "bias",
                                             "rms_bias",  "u_cref",         "u_bias",   "uc",
                                             "U",         "precision_rel",  "bias_rel", "rms_bias_rel",
-                                            "u_cref_rel", "u_bias_rel",    "uc_rel",   "U_rel"};
+                                            "u_cref_rel", "u_bias_rel",    "uc_rel",   "U_rel", "dominant_component"};
   if (e.budget) {
     auto b = budget_json(*e.budget);
     for (const char* k : kBudgetKeys) j[k] = b[k];

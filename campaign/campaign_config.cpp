@@ -197,4 +197,16 @@ CampaignConfig quick_config(CampaignKind kind) {
   return c;
 }
 
+CampaignConfig thesis_capture_config() {
+  CampaignConfig c = default_config(CampaignKind::kCapture);
+  c.types = {"rr", "rw", "sr", "sw"};
+  c.levels = {1, 2, 3, 4, 5, 6, 7, 8};
+  c.backgrounds = {0};
+  c.instruments = {"reference", "strace", "ptrace", "ebpf"};
+  c.replicates = 10;
+  c.ops = 5000;
+  c.file_size = 20u << 20;  // > 5000 requests of 4 KiB, so sequential runs never wrap
+  return c;
+}
+
 }  // namespace rastro::campaign

@@ -46,5 +46,9 @@ CampaignConfig load_config(const std::string& path);
 // Built-in definitions: the full protocol, a quick one for CI, and the demo.
 CampaignConfig default_config(CampaignKind kind);
 CampaignConfig quick_config(CampaignKind kind);
+// The thesis design (§5.1, Tables 5.3/B.1–B.2): RR/RW/SR/SW, 5000 requests per thread, load levels
+// 1–8 (the thesis characterises at 1–4 and calibrates over 1–8; here every level is both, so the
+// curves span the whole range), the reference interleaved with strace, ptrace and eBPF, n = 10.
+CampaignConfig thesis_capture_config();
 
 }  // namespace rastro::campaign

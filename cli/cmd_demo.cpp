@@ -6,6 +6,7 @@
 
 #include "campaign/campaign_session.h"
 #include "campaign/demo_config.h"
+#include "campaign/duration_estimate.h"
 #include "cli/command.h"
 
 namespace rastro::cli {
@@ -35,9 +36,11 @@ RegisterCommand reg{{"demo",
       std::filesystem::remove_all(o->out + "/capture", ec);
       std::filesystem::remove_all(o->out + "/replay", ec);
     }
-    auto result = campaign::run_campaigns({{campaign::demo_capture_config(o->replicates), o->out + "/capture"},
-                                           {campaign::demo_replay_config(o->replicates), o->out + "/replay"}},
-                                          o->out, !o->no_progress);
+    const auto capture = campaign::demo_capture_config(o->replicates), replay = campaign::demo_replay_config(o->replicates);
+    fmt::print(stderr, "estimated duration: {} (a model, +-50 %)\n",
+               campaign::duration_text(campaign::estimated_duration_s(capture) + campaign::estimated_duration_s(replay)));
+    auto result = campaign::run_campaigns({{capture, o->out + "/capture"}, {replay, o->out + "/replay"}}, o->out,
+                                          !o->no_progress);
     fmt::print("{}", result.table);
     fmt::print("\ncatalogue: {}\n", std::filesystem::absolute(result.files.html).string());
     if (result.interrupted) {

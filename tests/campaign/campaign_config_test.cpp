@@ -83,5 +83,14 @@ TEST(CampaignConfig, IntegersAreRangeChecked) {
   EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"levels":[1e300]})"), "c"), Error);
   EXPECT_EQ(config_from_json(nlohmann::json::parse(R"({"ops":7})"), "c").ops, 7u);
 }
+TEST(CampaignConfig, ThesisPresetIsTheThesisDesignAndValid) {
+  CampaignConfig c = thesis_capture_config();
+  EXPECT_EQ(c.types, (std::vector<std::string>{"rr", "rw", "sr", "sw"}));
+  EXPECT_EQ(c.levels, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(c.ops, 5000u);
+  EXPECT_GE(c.file_size, c.ops * c.block);
+  EXPECT_EQ(config_from_json(c.to_json(), "thesis").to_json(), c.to_json());
+}
+
 }  // namespace
 }  // namespace rastro::campaign
