@@ -33,6 +33,9 @@ struct CampaignConfig {
   int macro_files = 200;
   std::string macro_capture_instrument = "ebpf";
   bool drop_caches = true;
+  // Capture: also run fio (campaign/fio_job.h) per cell, alone and under each instrument, as an
+  // independent second reference.
+  bool fio = false;
   uint64_t seed = 1;
   int retries = 1;                // a failed run is retried this many times, then recorded as failed
 

@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "campaign/fio_job.h"
 #include "campaign/measurement.h"
 #include "campaign/run_executor.h"
 #include "campaign/subprocess.h"
@@ -87,6 +89,10 @@ class ProcessExecutor final : public RunExecutor {
 
   std::string unavailable(const std::string& instrument) override {
     if (instrument == "reference" || instrument == "workers" || instrument == "coordinator") return "";
+    if (instrument.rfind("fio", 0) == 0) {
+      if (run_process({"fio", "--version"}, 30).status != 0) return "fio is not installed (scripts/setup.sh installs it)";
+      return instrument == "fio" ? "" : unavailable(instrument.substr(4));
+    }
     if (instrument == "compiled") {
       ProcessResult r = run_process({"c++", "--version"}, 30);
       return r.status == 0 ? "" : "no C++ compiler (c++) to build the compiled replayer";
@@ -147,7 +153,30 @@ class ProcessExecutor final : public RunExecutor {
   // the same requests of the same run. The catalogue compares the trace with the cell's
   // uninstrumented reference runs (campaign/report/cell_reference.h); the same-run timing splits
   // that error into perturbation and recording error (metrology/error_decomposition.h).
+  // fio alone or under an instrument: fio's own clat of the cell's kind of requests, files laid
+  // out first, then the same cache state as the benchmark's runs.
+  void fio_run(const RunSpec& run, const std::string& dir, RunOutcome& outcome) {
+    std::string data = dir + "/data", json = dir + "/fio.json", cap = dir + "/cap.rastro";
+    fs::create_directories(data);
+    run_step(fio_command(config_, run.type, run.level, data, dir + "/layout.json", true), "fio layout");
+    maybe_drop_caches();
+    auto fio = fio_command(config_, run.type, run.level, data, json, false);
+    if (run.instrument == "fio") run_step(fio, "fio");
+    else run_step(concat({self_, "capture", "-b", run.instrument.substr(4), "-o", cap, "--"}, fio), run.instrument);
+    std::ifstream in(json);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto latency = read_fio_latency(text.str(), run.type, json);
+    if (!latency) throw StepFailure{latency.error()};
+    Measurement m;
+    m.type = run.type;
+    m.measured = m.reference = latency->clat_mean_ns;
+    m.extra["n"] = latency->requests;
+    outcome.measurements.push_back(std::move(m));
+  }
+
   void capture_run(const RunSpec& run, const std::string& dir, RunOutcome& outcome) {
+    if (run.instrument.rfind("fio", 0) == 0) return fio_run(run, dir, outcome);
     std::string data = dir + "/data", ref = dir + "/ref.rastro", cap = dir + "/cap.rastro";
     auto bench = micro_args(run, data, run_seed(run));
     run_step(concat(bench, {"--prepare-only"}), "workload preparation");

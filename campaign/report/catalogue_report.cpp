@@ -25,6 +25,8 @@ constexpr double kNsPerUs = 1000.0;
 
 std::string instrument_kind(const std::string& instrument, CampaignKind kind) {
   if (instrument == "reference") return "reference method (application-level timing)";
+  if (instrument == "fio") return "second reference (fio clat, uninstrumented)";
+  if (instrument.rfind("fio+", 0) == 0) return "second reference under " + instrument.substr(4) + " (fio clat)";
   if (kind == CampaignKind::kCapture || instrument.find('/') == std::string::npos) return "capture instrument";
   return "replayer";
 }
@@ -46,6 +48,46 @@ std::string display_instrument(const RunSpec& spec, CampaignKind kind, bool seve
   return name;
 }
 
+// fio's view next to rastro's, per cell: fio alone against rastro's reference method (both
+// uninstrumented: they should agree), and fio's slowdown under an instrument against the
+// perturbation rastro measured for that instrument. They agree when the difference is within the
+// combined expanded uncertainty.
+nlohmann::json fio_cross_check(const std::vector<calibration::CatalogueEntry>& entries) {
+  nlohmann::json rows = nlohmann::json::array();
+  auto find = [&](const std::string& instrument, const calibration::CatalogueEntry& like) -> const calibration::CatalogueEntry* {
+    for (const auto& e : entries)
+      if (e.instrument == instrument && e.type == like.type && e.level == like.level && e.background == like.background) return &e;
+    return nullptr;
+  };
+  for (const auto& fio : entries) {
+    if (fio.instrument.rfind("fio", 0) != 0 || !fio.budget) continue;
+    const bool alone = fio.instrument == "fio";
+    const std::string against = alone ? "reference" : fio.instrument.substr(4);
+    nlohmann::json row = {{"instrument", against}, {"type", fio.type}, {"level", fio.level}, {"background", fio.background},
+                          {"fio_rel", fio.budget->bias_rel}, {"fio_U_rel", fio.budget->U_rel}};
+    double rastro = 0, rastro_U = 0;
+    const auto* e = find(against, fio);
+    if (alone) {
+      row["compares"] = "fio clat vs rastro's reference method (both uninstrumented)";
+      rastro = 0;  // the reference against itself
+      rastro_U = e && e->budget ? 2 * e->budget->u_cref_rel : 0;
+    } else if (e && e->perturbation) {
+      row["compares"] = "fio's slowdown under the instrument vs rastro's perturbation_rel";
+      rastro = e->perturbation->rel;
+      rastro_U = 2 * e->perturbation->u_rel;
+    } else {
+      row["compares"] = "fio's slowdown under the instrument (rastro's perturbation undefined)";
+      rows.push_back(row);
+      continue;
+    }
+    row["rastro_rel"] = rastro;
+    row["rastro_U_rel"] = rastro_U;
+    row["agree"] = std::fabs(fio.budget->bias_rel - rastro) <= std::hypot(fio.budget->U_rel, rastro_U);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::vector<metrology::ExperimentResult> analysis_rows(const CampaignResults& c) {
@@ -63,12 +105,13 @@ std::vector<metrology::ExperimentResult> analysis_rows(const CampaignResults& c)
       r.background = std::to_string(run.spec.background);
       r.replicate = run.spec.replicate + 1;
       r.measured = m.measured / kNsPerUs;
-      auto cell = cells.find(cell_key(run.spec, m.type));
+      auto cell = cells.find(cell_key(reference_source(run.spec.instrument), run.spec, m.type));
       RowReference ref = cell == cells.end() ? RowReference{} : row_reference(run.spec, m, cell->second);
       if (ref.value) r.reference = *ref.value / kNsPerUs;
       r.reference_u = ref.u / kNsPerUs;
       // A capture instrument's run also timed its calls from inside the application.
-      if (run.spec.instrument != metrology::kReferenceInstrument && run.spec.ordering.empty()) {
+      if (run.spec.instrument != metrology::kReferenceInstrument && run.spec.ordering.empty() &&
+          run.spec.instrument.rfind("fio", 0) != 0) {
         r.application = m.reference / kNsPerUs;
         if (m.extra.contains("recording_ns") && m.extra["recording_ns"].is_number())
           r.recording = m.extra["recording_ns"].get<double>() / kNsPerUs;
@@ -178,6 +221,7 @@ nlohmann::json build_catalogue(const std::vector<CampaignResults>& campaigns) {
     instruments.push_back(std::move(j));
   }
   cat["instruments"] = instruments;
+  cat["cross_check_fio"] = fio_cross_check(entries);
   return cat;
 }
 

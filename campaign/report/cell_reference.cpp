@@ -18,15 +18,20 @@ std::string type_label(const RunSpec& spec, const std::string& measured_type) {
   return t;
 }
 
-std::string cell_key(const RunSpec& spec, const std::string& measured_type) {
-  return fmt::format("{}|L{}|B{}", type_label(spec, measured_type), spec.level, spec.background);
+std::string reference_source(const std::string& instrument) {
+  return instrument.rfind("fio+", 0) == 0 ? "fio" : metrology::kReferenceInstrument;
+}
+
+std::string cell_key(const std::string& source, const RunSpec& spec, const std::string& measured_type) {
+  return fmt::format("{}|{}|L{}|B{}", source, type_label(spec, measured_type), spec.level, spec.background);
 }
 
 std::map<std::string, CellReference> cell_references(const std::vector<StoredRun>& runs) {
   std::map<std::string, std::vector<double>> values;
   for (const auto& run : runs) {
-    if (run.status != "ok" || run.spec.instrument != metrology::kReferenceInstrument) continue;
-    for (const auto& m : run.measurements) values[cell_key(run.spec, m.type)].push_back(m.measured);
+    if (run.status != "ok" || (run.spec.instrument != metrology::kReferenceInstrument && run.spec.instrument != "fio"))
+      continue;
+    for (const auto& m : run.measurements) values[cell_key(run.spec.instrument, run.spec, m.type)].push_back(m.measured);
   }
   std::map<std::string, CellReference> cells;
   for (const auto& [key, v] : values) {

@@ -7,6 +7,7 @@
 //   one run (those are not independent draws: readahead makes the same reads slow every time).
 // - Replayers: the original trace's application-level timing (thesis §6.1.4), one run of the
 //   application, so u = s of the uninstrumented runs of the cell (the spread of one original).
+// - fio under an instrument: the cell's runs of fio alone (the slowdown fio sees).
 // A cell with fewer than two reference runs has no reference: its bias stays undefined.
 #pragma once
 
@@ -34,10 +35,14 @@ struct RowReference {
 // The catalogue's name of a measured type: upper case, with the pause ("SR", "SW+10us", "READ").
 std::string type_label(const RunSpec& spec, const std::string& measured_type);
 
-// Cells are keyed by the type label, level and background.
-std::string cell_key(const RunSpec& spec, const std::string& measured_type);
+// Which runs are the reference of an instrument's runs: "reference" (the uninstrumented benchmark),
+// except for fio under an instrument ("fio+strace"), whose slowdown is against fio alone ("fio").
+std::string reference_source(const std::string& instrument);
 
-// The reference runs (instrument "reference") of a campaign, summarised per cell.
+// Cells are keyed by the reference source, type label, level and background.
+std::string cell_key(const std::string& source, const RunSpec& spec, const std::string& measured_type);
+
+// The runs that serve as references ("reference", "fio") of a campaign, summarised per cell.
 std::map<std::string, CellReference> cell_references(const std::vector<StoredRun>& runs);
 
 // The reference of one measurement of `run` given its cell's reference runs (see above).

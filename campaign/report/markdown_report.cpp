@@ -144,6 +144,20 @@ std::string markdown_catalogue(const nlohmann::json& cat) {
       md += "\n";
     }
   }
+  if (cat.contains("cross_check_fio") && !cat["cross_check_fio"].empty()) {
+    md += "## Cross-check with fio (an independent second reference)\n\n"
+          "fio (psync engine, the same request type, size, threads and count) timed uninstrumented against rastro's reference "
+          "method, and under each instrument against the perturbation rastro measured (± U, k = 2).\n\n"
+          "| instrument | type | level | bg | fio | rastro | agree |\n|---|---|---|---|---|---|---|\n";
+    for (const auto& r : cat["cross_check_fio"]) {
+      std::string rastro = r.contains("rastro_rel") ? fmt::format("{:+.2f}% ± {:.2f}", r["rastro_rel"].get<double>(), r["rastro_U_rel"].get<double>()) : "n/a";
+      std::string agree = r.contains("agree") ? (r["agree"].get<bool>() ? "yes" : "**no**") : "n/a";
+      md += fmt::format("| {} | {} | {} | {} | {:+.2f}% ± {:.2f} | {} | {} |\n", json_text(r["instrument"]), json_text(r["type"]),
+                        json_text(r["level"]), json_text(r["background"]), r["fio_rel"].get<double>(), r["fio_U_rel"].get<double>(),
+                        rastro, agree);
+    }
+    md += "\n";
+  }
   return md;
 }
 

@@ -1,6 +1,7 @@
 #include "campaign/campaign_config.h"
 
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -90,6 +91,24 @@ TEST(CampaignConfig, ThesisPresetIsTheThesisDesignAndValid) {
   EXPECT_EQ(c.ops, 5000u);
   EXPECT_GE(c.file_size, c.ops * c.block);
   EXPECT_EQ(config_from_json(c.to_json(), "thesis").to_json(), c.to_json());
+}
+
+TEST(RunMatrix, FioCrossCheckAddsFioAloneAndUnderEachInstrument) {
+  CampaignConfig c = quick_config(CampaignKind::kCapture);
+  c.instruments = {"reference", "strace"};
+  c.types = {"sr"};
+  c.levels = {1};
+  c.fio = true;
+  std::multiset<std::string> names;
+  for (const auto& r : expand_runs(c)) names.insert(r.instrument);
+  EXPECT_EQ(names.count("fio"), 3u);
+  EXPECT_EQ(names.count("fio+strace"), 3u);
+  EXPECT_EQ(names.count("strace"), 3u);
+  // Off by default, and absent from the stored definition then (older stores still resume).
+  EXPECT_FALSE(quick_config(CampaignKind::kCapture).to_json().contains("fio"));
+  EXPECT_TRUE(config_from_json(c.to_json(), "x").fio);
+  nlohmann::json replay = {{"kind", "replay"}, {"fio", true}};
+  EXPECT_THROW(config_from_json(replay, "x"), Error);
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ TEST(CellReference, MeanAndRunToRunSpreadOfTheUninstrumentedRuns) {
                                  run("reference", 2, 120, 120), run("strace", 0, 900, 4000)};
   auto cells = cell_references(runs);
   ASSERT_EQ(cells.size(), 1u);
-  const CellReference& c = cells.at(cell_key(runs[0].spec, "sr"));
+  const CellReference& c = cells.at(cell_key("reference", runs[0].spec, "sr"));
   EXPECT_EQ(c.n, 3u);
   EXPECT_DOUBLE_EQ(*c.mean, 110);
   EXPECT_DOUBLE_EQ(*c.sd, 10);
@@ -59,8 +59,13 @@ TEST(CellReference, CellsSeparateTypePauseLevelAndBackground) {
   RunSpec b = a;
   b.background = 1;
   EXPECT_EQ(type_label(a, "sr"), "SR+10us");
-  EXPECT_NE(cell_key(a, "sr"), cell_key(b, "sr"));
-  EXPECT_NE(cell_key(a, "read"), cell_key(a, "write"));
+  EXPECT_NE(cell_key("reference", a, "sr"), cell_key("reference", b, "sr"));
+  EXPECT_NE(cell_key("reference", a, "read"), cell_key("reference", a, "write"));
+  EXPECT_NE(cell_key("reference", a, "sr"), cell_key("fio", a, "sr"));
+  // fio under an instrument is compared with fio alone; everything else with the benchmark alone.
+  EXPECT_EQ(reference_source("fio+strace"), "fio");
+  EXPECT_EQ(reference_source("fio"), "reference");
+  EXPECT_EQ(reference_source("strace"), "reference");
 }
 
 }  // namespace
