@@ -212,6 +212,7 @@ CampaignConfig thesis_capture_config() {
   c.replicates = 10;
   c.ops = 5000;
   c.file_size = 20u << 20;  // > 5000 requests of 4 KiB, so sequential runs never wrap
+  c.fio = true;             // the independent second reference (cheap next to strace runs)
   return c;
 }
 

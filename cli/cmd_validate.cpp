@@ -22,6 +22,7 @@ struct ValidateOptions {
   bool quick = false;
   std::string preset;
   int replicates = 0;
+  uint64_t ops = 0;
   uint64_t seed = 0;
   bool no_progress = false;
   std::string out;
@@ -37,9 +38,11 @@ RegisterCommand reg{{"validate",
   app.add_flag("--quick", o->quick, "Small built-in campaign (types sr,sw; levels 1-2; 3 replicates; tiny runs)");
   app.add_option("--preset", o->preset,
                  "Built-in design: 'thesis' (capture only: RR/RW/SR/SW x levels 1-8, 5000 requests, reference, strace, "
-                 "ptrace, eBPF, n = 10; about 1-2 hours here)")
+                 "ptrace, eBPF, fio cross-check, n = 10; about 1-2 hours here)")
       ->check(CLI::IsMember({"thesis"}));
   app.add_option("--replicates,-n", o->replicates, "Override the number of replicates per cell")->check(CLI::Range(2, 1000));
+  app.add_option("--ops", o->ops, "Override the requests per thread of every run (e.g. a shrunk trial of a preset)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100000000}));
   app.add_option("--seed", o->seed, "Override the seed of the run order and workloads");
   app.add_flag("--no-progress", o->no_progress, "Do not show the progress bar");
   app.add_option("-o,--output", o->out, "Output directory (results.sqlite, catalogue.*, index.html); "
@@ -59,6 +62,7 @@ RegisterCommand reg{{"validate",
     if (!o->config_path.empty() && config.kind != kind)
       throw Error(fmt::format("{}: defines a {} campaign, not {}", o->config_path, campaign::kind_name(config.kind), o->kind));
     if (o->replicates) config.replicates = o->replicates;
+    if (o->ops) config.ops = o->ops;
     if (o->seed) config.seed = o->seed;
     fmt::print(stderr, "estimated duration of the whole campaign: {} (a model, +-50 %; resumable: Ctrl-C and rerun)\n",
                campaign::duration_text(campaign::estimated_duration_s(config)));
