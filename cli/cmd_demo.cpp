@@ -22,8 +22,9 @@ struct DemoOptions {
 
 RegisterCommand reg{{"demo",
                      "The main job: a small validation campaign — SR and SW micro-benchmarks at load levels 1-2, "
-                     "captured by the reference method, eBPF, ptrace and strace, replayed by the workers, "
-                     "coordinator and compiled replayers — and its catalogue report (index.html)",
+                     "run uninstrumented (the reference) and captured by eBPF, ptrace and strace in one randomised "
+                     "order, replayed by the workers, coordinator and compiled replayers — and its catalogue report "
+                     "(index.html: bias against the uninstrumented runs, split into perturbation and recording error)",
                      5, [](CLI::App& app) {
   auto o = std::make_shared<DemoOptions>();
   app.add_option("-o,--output", o->out, "Output directory")->capture_default_str();

@@ -38,7 +38,7 @@ RegisterCommand reg{{"validate",
   app.add_flag("--quick", o->quick, "Small built-in campaign (types sr,sw; levels 1-2; 3 replicates; tiny runs)");
   app.add_option("--preset", o->preset,
                  "Built-in design: 'thesis' (capture only: RR/RW/SR/SW x levels 1-8, 5000 requests, reference, strace, "
-                 "ptrace, eBPF, fio cross-check, n = 10; about 1-2 hours here)")
+                 "ptrace, eBPF, fio cross-check, n = 10; estimated 35 min here, run it on an idle machine)")
       ->check(CLI::IsMember({"thesis"}));
   app.add_option("--replicates,-n", o->replicates, "Override the number of replicates per cell")->check(CLI::Range(2, 1000));
   app.add_option("--ops", o->ops, "Override the requests per thread of every run (e.g. a shrunk trial of a preset)")
