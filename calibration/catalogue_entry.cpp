@@ -41,10 +41,46 @@ bool entry_less(const CatalogueEntry& a, const CatalogueEntry& b) {
   return level_less(a.background, b.background);
 }
 
-std::vector<metrology::Replicate> replicates_of(const std::vector<const ExperimentResult*>& rows) {
+// The replicates of a group with their references, or why the bias cannot be computed: a row
+// without a reference value is never compared with something else.
+Result<std::vector<metrology::Replicate>> replicates_of(const std::vector<const ExperimentResult*>& rows) {
   std::vector<metrology::Replicate> out;
-  for (const auto* r : rows) out.push_back({r->measured, r->reference, r->reference_u});
+  for (const auto* r : rows) {
+    if (!r->reference)
+      return fail(fmt::format("no reference value (line {}): the campaign has no uninstrumented reference runs "
+                              "for this cell, so bias and uncertainty are undefined", r->line));
+    out.push_back({r->measured, *r->reference, r->reference_u});
+  }
   return out;
+}
+
+// Perturbation and recording error of a group, from its rows' application timings (capture
+// instruments only); each left empty with its reason when it cannot be computed.
+void split_error(CatalogueEntry& e, const std::vector<const ExperimentResult*>& rows) {
+  auto why_not = [&](const std::string& reason) {
+    if (!e.perturbation) e.undefined["perturbation"] = reason;
+    if (!e.recording_error) e.undefined["recording_error"] = reason;
+  };
+  if (e.instrument == metrology::kReferenceInstrument) return why_not("this is the reference");
+  std::vector<double> application, recording;
+  for (const auto* r : rows) {
+    if (!r->application) {
+      return why_not(application.empty() && r == rows.front()
+                         ? "no application-level timing in these rows (measured for capture instruments only)"
+                         : fmt::format("no application-level timing on line {}", r->line));
+    }
+    application.push_back(*r->application);
+    if (r->recording) recording.push_back(*r->recording);
+  }
+  if (!e.budget) e.undefined["perturbation"] = e.undefined.at("budget");
+  else if (auto p = metrology::perturbation(application, e.budget->reference_mean, e.budget->u_cref)) e.perturbation = *p;
+  else e.undefined["perturbation"] = p.error();
+  if (recording.size() != application.size())
+    e.undefined["recording_error"] = fmt::format(
+        "{} of {} runs have no paired per-call difference (the trace did not hold the same calls as the application)",
+        application.size() - recording.size(), application.size());
+  else if (auto d = metrology::recording_error(application, recording)) e.recording_error = *d;
+  else e.undefined["recording_error"] = d.error();
 }
 
 }  // namespace
@@ -63,14 +99,17 @@ std::vector<CatalogueEntry> analyze_results(const std::vector<ExperimentResult>&
     std::tie(e.instrument, e.type, e.level, e.background) = key;
     e.n = rows.size();
     for (const auto* r : rows) e.measured.push_back(r->measured);
-    const auto reps = replicates_of(rows);
-    if (auto b = metrology::uncertainty_budget(reps)) {
+    auto reps = replicates_of(rows);
+    if (!reps) {
+      e.undefined["budget"] = reps.error();
+    } else if (auto b = metrology::uncertainty_budget(*reps)) {
       e.budget = *b;
       e.significance = metrology::bias_significance(b->mean, b->reference_mean, b->sd, b->n, b->u_cref);
       e.calibration_needed = e.significance->significant;
     } else {
       e.undefined["budget"] = b.error();
     }
+    split_error(e, rows);
     if (auto s = metrology::shapiro_wilk(e.measured)) e.shapiro = *s;
     else e.undefined["shapiro"] = s.error();
     if (auto o = metrology::flag_outliers(e.measured, opt.outlier_k)) e.outliers = *o;
@@ -121,8 +160,8 @@ std::vector<CatalogueEntry> analyze_results(const std::vector<ExperimentResult>&
     if (!e.calibration_needed) continue;
     std::vector<CalibrationPoint> pts;
     for (const auto& r : results)
-      if (r.instrument == e.instrument && r.type == e.type && r.background == e.background)
-        pts.push_back({r.reference, r.measured});
+      if (r.instrument == e.instrument && r.type == e.type && r.background == e.background && r.reference)
+        pts.push_back({*r.reference, r.measured});
     auto curve = fit_curve(pts, default_kind(pts));
     if (!curve) {
       e.undefined["calibration"] = curve.error();
@@ -135,7 +174,7 @@ std::vector<CatalogueEntry> analyze_results(const std::vector<ExperimentResult>&
     if (auto bg = as_number(e.background)) curve->domain.background = *bg;
     std::vector<metrology::Replicate> corrected;
     const auto& rows = groups.at({e.instrument, e.type, e.level, e.background});
-    for (const auto* r : rows) corrected.push_back({correct(*curve, r->measured), r->reference, r->reference_u});
+    for (const auto* r : rows) corrected.push_back({correct(*curve, r->measured), *r->reference, r->reference_u});
     if (auto b = metrology::uncertainty_budget(corrected)) e.after_calibration = *b;
     else e.undefined["after_calibration"] = b.error();
     e.curve = std::move(*curve);
@@ -171,7 +210,8 @@ nlohmann::json budget_json(const metrology::UncertaintyBudget& b) {
           {"u_cref_rel", b.u_cref_rel},
           {"u_bias_rel", b.u_bias_rel},
           {"uc_rel", b.uc_rel},
-          {"U_rel", b.U_rel}};
+          {"U_rel", b.U_rel},
+          {"dominant_component", metrology::dominant_component(b)}};
 }
 
 }  // namespace
@@ -189,7 +229,7 @@ nlohmann::json to_json(const CatalogueEntry& e) {
   static const char* const kBudgetKeys[] = {"mean",      "reference_mean", "sd",       "bias",
                                             "rms_bias",  "u_cref",         "u_bias",   "uc",
                                             "U",         "precision_rel",  "bias_rel", "rms_bias_rel",
-                                            "u_cref_rel", "u_bias_rel",    "uc_rel",   "U_rel"};
+                                            "u_cref_rel", "u_bias_rel",    "uc_rel",   "U_rel", "dominant_component"};
   if (e.budget) {
     auto b = budget_json(*e.budget);
     for (const char* k : kBudgetKeys) j[k] = b[k];
@@ -255,6 +295,13 @@ nlohmann::json to_json(const CatalogueEntry& e) {
   j["calibration"] = e.curve ? to_json(*e.curve) : nlohmann::json();
   if (!e.curve && e.budget && !e.calibration_needed) j["calibration"] = "not needed";
   j["after_calibration"] = e.after_calibration ? budget_json(*e.after_calibration) : nlohmann::json();
+  auto component = [&](const std::optional<metrology::ErrorComponent>& c, const std::string& key) {
+    j[key + "_rel"] = c ? nlohmann::json(c->rel) : nlohmann::json();
+    j[key + "_u_rel"] = c ? nlohmann::json(c->u_rel) : nlohmann::json();
+    if (!c) undefined[key + "_rel"] = undefined[key + "_u_rel"] = e.undefined.at(key);
+  };
+  component(e.perturbation, "perturbation");
+  component(e.recording_error, "recording_error");
   j["undefined"] = undefined;
   return j;
 }

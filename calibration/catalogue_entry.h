@@ -17,6 +17,7 @@
 
 #include "calibration/curve_fit.h"
 #include "metrology/bias_significance.h"
+#include "metrology/error_decomposition.h"
 #include "metrology/experiment_result.h"
 #include "metrology/f_ratio.h"
 #include "metrology/outliers.h"
@@ -51,6 +52,9 @@ struct CatalogueEntry {
   bool calibration_needed = false;
   std::optional<CalibrationCurve> curve;  // fitted when calibration_needed
   std::optional<metrology::UncertaintyBudget> after_calibration;
+  // The error split of a capture instrument (metrology/error_decomposition.h).
+  std::optional<metrology::ErrorComponent> perturbation;
+  std::optional<metrology::ErrorComponent> recording_error;
   std::map<std::string, std::string> undefined;  // JSON key → why it is null
 };
 

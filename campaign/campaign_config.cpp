@@ -41,7 +41,7 @@ const char* kind_name(CampaignKind kind) {
 }
 
 nlohmann::json CampaignConfig::to_json() const {
-  return {{"kind", kind_name(kind)},     {"types", types},
+  nlohmann::json j = {{"kind", kind_name(kind)},     {"types", types},
           {"levels", levels},            {"instruments", instruments},
           {"backgrounds", backgrounds},  {"replicates", replicates},
           {"ops", ops},                  {"block", block},
@@ -51,6 +51,9 @@ nlohmann::json CampaignConfig::to_json() const {
           {"macro_files", macro_files},  {"macro_capture_instrument", macro_capture_instrument},
           {"drop_caches", drop_caches},  {"seed", seed},
           {"retries", retries}};
+  // Only when set: stores of campaigns defined before this key existed still resume.
+  if (fio) j["fio"] = true;
+  return j;
 }
 
 CampaignConfig config_from_json(const nlohmann::json& j, const std::string& origin) {
@@ -67,7 +70,7 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   const std::set<std::string> known = {
       "kind", "types", "levels", "instruments", "backgrounds", "replicates", "ops", "block",
       "file_size", "pauses_us", "replayers", "orderings", "timings", "macro_duration_s",
-      "macro_files", "macro_capture_instrument", "drop_caches", "seed", "retries"};
+      "macro_files", "macro_capture_instrument", "drop_caches", "fio", "seed", "retries"};
   for (const auto& [key, value] : j.items())
     if (!known.count(key))
       throw Error(fmt::format("{}: unknown factor '{}' (known: {})", origin, key, fmt::join(known, ", ")));
@@ -118,6 +121,7 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   get("macro_files", c.macro_files);
   get("macro_capture_instrument", c.macro_capture_instrument);
   get("drop_caches", c.drop_caches);
+  get("fio", c.fio);
   get("seed", c.seed);
   get("retries", c.retries);
   check_members(c.types, kTypes, "types", origin);
@@ -136,6 +140,8 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   if (c.replicates < 2) throw Error(fmt::format("{}: replicates must be at least 2 (got {})", origin, c.replicates));
   if (c.ops < 1 || c.block < 1 || c.file_size < c.block)
     throw Error(fmt::format("{}: ops and block must be positive and file_size >= block", origin));
+  if (c.fio && c.kind != CampaignKind::kCapture)
+    throw Error(fmt::format("{}: 'fio' is a cross-check of capture campaigns only", origin));
   if (c.retries < 0 || c.retries > 5) throw Error(fmt::format("{}: retries must be 0..5", origin));
   if (c.macro_duration_s <= 0 || c.macro_files < 1)
     throw Error(fmt::format("{}: macro_duration_s and macro_files must be positive", origin));
@@ -194,6 +200,19 @@ CampaignConfig quick_config(CampaignKind kind) {
     c.macro_files = 50;
     c.types = {"sr"};
   }
+  return c;
+}
+
+CampaignConfig thesis_capture_config() {
+  CampaignConfig c = default_config(CampaignKind::kCapture);
+  c.types = {"rr", "rw", "sr", "sw"};
+  c.levels = {1, 2, 3, 4, 5, 6, 7, 8};
+  c.backgrounds = {0};
+  c.instruments = {"reference", "strace", "ptrace", "ebpf"};
+  c.replicates = 10;
+  c.ops = 5000;
+  c.file_size = 20u << 20;  // > 5000 requests of 4 KiB, so sequential runs never wrap
+  c.fio = true;             // the independent second reference (cheap next to strace runs)
   return c;
 }
 

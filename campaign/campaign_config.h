@@ -33,6 +33,9 @@ struct CampaignConfig {
   int macro_files = 200;
   std::string macro_capture_instrument = "ebpf";
   bool drop_caches = true;
+  // Capture: also run fio (campaign/fio_job.h) per cell, alone and under each instrument, as an
+  // independent second reference.
+  bool fio = false;
   uint64_t seed = 1;
   int retries = 1;                // a failed run is retried this many times, then recorded as failed
 
@@ -46,5 +49,9 @@ CampaignConfig load_config(const std::string& path);
 // Built-in definitions: the full protocol, a quick one for CI, and the demo.
 CampaignConfig default_config(CampaignKind kind);
 CampaignConfig quick_config(CampaignKind kind);
+// The thesis design (§5.1, Tables 5.3/B.1–B.2): RR/RW/SR/SW, 5000 requests per thread, load levels
+// 1–8 (the thesis characterises at 1–4 and calibrates over 1–8; here every level is both, so the
+// curves span the whole range), the reference interleaved with strace, ptrace and eBPF, n = 10.
+CampaignConfig thesis_capture_config();
 
 }  // namespace rastro::campaign

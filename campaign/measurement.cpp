@@ -1,8 +1,13 @@
 #include "campaign/measurement.h"
 
 #include <cmath>
+#include <map>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "common/error.h"
+#include "metrology/descriptive.h"
 
 namespace rastro::campaign {
 
@@ -10,24 +15,57 @@ double ResponseTimes::standard_error() const {
   return ns.size() > 1 ? sd / std::sqrt(static_cast<double>(ns.size())) : 0.0;
 }
 
+namespace {
+
+// Whether `filter` counts event `e` of `trace`.
+bool selected(const trace::Event& e, const trace::Trace& trace, const EventFilter& filter) {
+  if (e.flags & trace::kEventUnfinished) return false;
+  if (filter.skip_replay_skipped && (e.flags & trace::kEventSkipped)) return false;
+  if (filter.successful_only && e.failed()) return false;
+  if (!filter.tids.empty() && !filter.tids.count(e.tid)) return false;
+  return filter.functions.count(std::string(trace::function_name(e, trace.strings))) > 0;
+}
+
+// Durations of the calls `filter` selects, per thread, in trace order.
+std::map<int, std::vector<double>> durations_by_thread(const trace::Trace& trace, const EventFilter& filter) {
+  std::map<int, std::vector<double>> out;
+  for (const auto& e : trace.events) {
+    if (!selected(e, trace, filter)) continue;
+    out[e.tid].push_back(static_cast<double>(e.duration_ns()));
+  }
+  return out;
+}
+
+}  // namespace
+
 ResponseTimes response_times(const trace::Trace& trace, const EventFilter& filter) {
   ResponseTimes r;
   for (const auto& e : trace.events) {
-    if (e.flags & trace::kEventUnfinished) continue;
-    if (filter.skip_replay_skipped && (e.flags & trace::kEventSkipped)) continue;
-    if (filter.successful_only && e.failed()) continue;
-    if (!filter.tids.empty() && !filter.tids.count(e.tid)) continue;
-    if (!filter.functions.count(std::string(trace::function_name(e, trace.strings)))) continue;
+    if (!selected(e, trace, filter)) continue;
     r.ns.push_back(static_cast<double>(e.duration_ns()));
   }
-  if (r.ns.empty()) return r;
-  double sum = 0;
-  for (double v : r.ns) sum += v;
-  r.mean = sum / static_cast<double>(r.ns.size());
-  double ss = 0;
-  for (double v : r.ns) ss += (v - r.mean) * (v - r.mean);
-  r.sd = r.ns.size() > 1 ? std::sqrt(ss / static_cast<double>(r.ns.size() - 1)) : 0.0;
+  // Durations are integers, so these never fail for a non-empty sample; n = 1 has no spread.
+  if (auto m = metrology::mean(r.ns)) r.mean = *m;
+  if (auto sd = metrology::sample_sd(r.ns)) r.sd = *sd;
   return r;
+}
+
+Result<PairedDifference> paired_difference(const trace::Trace& measured, const trace::Trace& reference,
+                                           const EventFilter& filter) {
+  const auto m = durations_by_thread(measured, filter), r = durations_by_thread(reference, filter);
+  std::vector<double> differences;
+  for (const auto& [tid, ref] : r) {
+    auto it = m.find(tid);
+    const size_t got = it == m.end() ? 0 : it->second.size();
+    if (got != ref.size())
+      return fail(fmt::format("thread {}: the trace holds {} of the application's {} calls", tid, got, ref.size()));
+    for (size_t i = 0; i < ref.size(); ++i) differences.push_back(it->second[i] - ref[i]);
+  }
+  for (const auto& [tid, calls] : m)
+    if (!r.count(tid)) return fail(fmt::format("thread {}: {} calls the application did not time", tid, calls.size()));
+  auto mean = metrology::mean(differences);
+  if (!mean) return fail("no calls to pair");
+  return PairedDifference{differences.size(), *mean};
 }
 
 std::string micro_function(const std::string& type) {

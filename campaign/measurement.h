@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "trace/model/trace.h"
 
 namespace rastro::campaign {
@@ -26,6 +27,17 @@ struct EventFilter {
 };
 
 ResponseTimes response_times(const trace::Trace& trace, const EventFilter& filter);
+
+// Mean per-call difference measured − reference over the same calls: the i-th matching call of
+// each thread in one trace paired with the i-th of that thread in the other (both record the
+// calls of one run in issue order). Fails naming the thread when the two traces hold different
+// numbers of calls for it: pairing them by position would compare different calls.
+struct PairedDifference {
+  size_t n = 0;
+  double mean_ns = 0;
+};
+Result<PairedDifference> paired_difference(const trace::Trace& measured, const trace::Trace& reference,
+                                           const EventFilter& filter);
 // The data operation of a micro-benchmark type: rr → pread64, rw → pwrite64, sr → read, sw → write.
 std::string micro_function(const std::string& type);
 // Threads that issued `function` in a trace (the workload's worker threads).

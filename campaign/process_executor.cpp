@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "campaign/fio_job.h"
 #include "campaign/measurement.h"
 #include "campaign/run_executor.h"
 #include "campaign/subprocess.h"
@@ -71,7 +73,7 @@ Measurement measure(const std::string& type, const ResponseTimes& measured, cons
   m.type = type;
   m.measured = measured.mean;
   m.reference = reference.mean;
-  m.reference_u = reference.standard_error();
+  m.reference_u = reference.standard_error();  // within-run; kept for diagnosis, not the catalogue's u
   m.extra["n"] = measured.ns.size();
   m.extra["n_reference"] = reference.ns.size();
   m.extra["sd"] = measured.sd;
@@ -87,6 +89,10 @@ class ProcessExecutor final : public RunExecutor {
 
   std::string unavailable(const std::string& instrument) override {
     if (instrument == "reference" || instrument == "workers" || instrument == "coordinator") return "";
+    if (instrument.rfind("fio", 0) == 0) {
+      if (run_process({"fio", "--version"}, 30).status != 0) return "fio is not installed (scripts/setup.sh installs it)";
+      return instrument == "fio" ? "" : unavailable(instrument.substr(4));
+    }
     if (instrument == "compiled") {
       ProcessResult r = run_process({"c++", "--version"}, 30);
       return r.status == 0 ? "" : "no C++ compiler (c++) to build the compiled replayer";
@@ -143,9 +149,34 @@ class ProcessExecutor final : public RunExecutor {
 
   uint64_t run_seed(const RunSpec& run) const { return config_.seed * 1000003u + static_cast<uint64_t>(run.replicate) + 1; }
 
-  // Capture: the reference method (the benchmark's own timing) and the instrument measure the
-  // same requests of the same run.
+  // Capture: the instrument's trace and the application's own timing (the reference method) of
+  // the same requests of the same run. The catalogue compares the trace with the cell's
+  // uninstrumented reference runs (campaign/report/cell_reference.h); the same-run timing splits
+  // that error into perturbation and recording error (metrology/error_decomposition.h).
+  // fio alone or under an instrument: fio's own clat of the cell's kind of requests, files laid
+  // out first, then the same cache state as the benchmark's runs.
+  void fio_run(const RunSpec& run, const std::string& dir, RunOutcome& outcome) {
+    std::string data = dir + "/data", json = dir + "/fio.json", cap = dir + "/cap.rastro";
+    fs::create_directories(data);
+    run_step(fio_command(config_, run.type, run.level, data, dir + "/layout.json", true), "fio layout");
+    maybe_drop_caches();
+    auto fio = fio_command(config_, run.type, run.level, data, json, false);
+    if (run.instrument == "fio") run_step(fio, "fio");
+    else run_step(concat({self_, "capture", "-b", run.instrument.substr(4), "-o", cap, "--"}, fio), run.instrument);
+    std::ifstream in(json);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto latency = read_fio_latency(text.str(), run.type, json);
+    if (!latency) throw StepFailure{latency.error()};
+    Measurement m;
+    m.type = run.type;
+    m.measured = m.reference = latency->clat_mean_ns;
+    m.extra["n"] = latency->requests;
+    outcome.measurements.push_back(std::move(m));
+  }
+
   void capture_run(const RunSpec& run, const std::string& dir, RunOutcome& outcome) {
+    if (run.instrument.rfind("fio", 0) == 0) return fio_run(run, dir, outcome);
     std::string data = dir + "/data", ref = dir + "/ref.rastro", cap = dir + "/cap.rastro";
     auto bench = micro_args(run, data, run_seed(run));
     run_step(concat(bench, {"--prepare-only"}), "workload preparation");
@@ -169,6 +200,12 @@ class ProcessExecutor final : public RunExecutor {
     m.extra["events_lost"] = captured.header.events_lost;
     if (cap_rt.ns.size() != ref_rt.ns.size())
       m.extra["count_mismatch"] = fmt::format("instrument saw {} of {} requests", cap_rt.ns.size(), ref_rt.ns.size());
+    if (auto paired = paired_difference(captured, reference, {.functions = {fn}, .tids = threads_issuing(reference, fn)})) {
+      m.extra["recording_ns"] = paired->mean_ns;
+      m.extra["paired_n"] = paired->n;
+    } else {
+      m.extra["recording_unpaired"] = paired.error();
+    }
     outcome.measurements.push_back(std::move(m));
   }
 

@@ -18,9 +18,13 @@ namespace rastro::campaign {
 struct Measurement {
   std::string type;         // the workload type / operation class measured
   double measured = 0;      // mean response time by the instrument or replayer, ns
-  double reference = 0;     // mean response time by the reference method, ns
-  double reference_u = 0;   // standard uncertainty of the reference mean, ns
-  nlohmann::json extra = nlohmann::json::object();  // issue error, concurrency ECDF, counts
+  // The reference method in this run: capture, the application's own timing of the same requests
+  // (same-run, perturbed by the instrument); replay, the original trace's. The catalogue's
+  // reference is the cell's (campaign/report/cell_reference.h), not this.
+  double reference = 0;
+  double reference_u = 0;   // within-run standard error of `reference` (diagnosis only), ns
+  // issue error, concurrency ECDF, counts; capture: recording_ns (paired per-call difference)
+  nlohmann::json extra = nlohmann::json::object();
 };
 
 struct RunOutcome {

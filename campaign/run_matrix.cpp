@@ -18,6 +18,10 @@ nlohmann::json RunSpec::to_json() const {
           {"ordering", ordering}, {"timing", timing},         {"replicate", replicate}};
 }
 
+std::string fio_instrument(const std::string& capture_instrument) {
+  return capture_instrument == "reference" ? "fio" : "fio+" + capture_instrument;
+}
+
 void assign_keys(RunSpec& r) {
   r.cell = fmt::format("{}|{}|L{}|B{}|P{}|{}|{}", r.instrument, r.type, r.level, r.background,
                        r.pause_us, r.ordering, r.timing);
@@ -38,8 +42,12 @@ std::vector<RunSpec> expand_runs(const CampaignConfig& c) {
       for (int level : c.levels)
         for (int bg : c.backgrounds)
           for (int pause : c.pauses_us)
-            for (const auto& inst : c.instruments)
+            for (const auto& inst : c.instruments) {
               add(RunSpec{.instrument = inst, .type = type, .level = level, .background = bg, .pause_us = pause});
+              // fio alone ("fio") and under each instrument ("fio+strace"): the second reference.
+              if (c.fio && pause == 0)
+                add(RunSpec{.instrument = fio_instrument(inst), .type = type, .level = level, .background = bg});
+            }
   } else if (c.kind == CampaignKind::kReplay) {
     for (const auto& type : c.types)
       for (int level : c.levels)

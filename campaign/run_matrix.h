@@ -30,6 +30,8 @@ struct RunSpec {
 };
 
 std::vector<RunSpec> expand_runs(const CampaignConfig& config);
+// The fio cross-check run of a capture instrument: "fio" for the reference, else "fio+<instrument>".
+std::string fio_instrument(const std::string& capture_instrument);
 // Fills key and cell from the factors.
 void assign_keys(RunSpec& run);
 

@@ -45,7 +45,9 @@ rastro::cli::RegisterCommand reg{
        auto json = std::make_shared<bool>(false);
        auto opt = std::make_shared<AnalyzeOptions>();
        app.add_option("RESULTS", *path,
-                      "CSV with columns instrument,type,level,background,replicate,measured,reference,reference_u")
+                      "CSV with columns instrument,type,level,background,replicate,measured,reference,reference_u "
+                      "(an empty reference leaves that group's bias undefined) and optionally application,recording "
+                      "(the error split into perturbation and recording error; docs/metrology.md)")
            ->required();
        app.add_option("-o,--output", *out, "Write the catalogue entries (JSON array) here");
        app.add_flag("--json", *json, "Print the catalogue entries as a JSON array");

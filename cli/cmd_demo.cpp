@@ -6,6 +6,7 @@
 
 #include "campaign/campaign_session.h"
 #include "campaign/demo_config.h"
+#include "campaign/duration_estimate.h"
 #include "cli/command.h"
 
 namespace rastro::cli {
@@ -21,8 +22,9 @@ struct DemoOptions {
 
 RegisterCommand reg{{"demo",
                      "The main job: a small validation campaign — SR and SW micro-benchmarks at load levels 1-2, "
-                     "captured by the reference method, eBPF, ptrace and strace, replayed by the workers, "
-                     "coordinator and compiled replayers — and its catalogue report (index.html)",
+                     "run uninstrumented (the reference) and captured by eBPF, ptrace and strace in one randomised "
+                     "order, replayed by the workers, coordinator and compiled replayers — and its catalogue report "
+                     "(index.html: bias against the uninstrumented runs, split into perturbation and recording error)",
                      5, [](CLI::App& app) {
   auto o = std::make_shared<DemoOptions>();
   app.add_option("-o,--output", o->out, "Output directory")->capture_default_str();
@@ -35,9 +37,11 @@ RegisterCommand reg{{"demo",
       std::filesystem::remove_all(o->out + "/capture", ec);
       std::filesystem::remove_all(o->out + "/replay", ec);
     }
-    auto result = campaign::run_campaigns({{campaign::demo_capture_config(o->replicates), o->out + "/capture"},
-                                           {campaign::demo_replay_config(o->replicates), o->out + "/replay"}},
-                                          o->out, !o->no_progress);
+    const auto capture = campaign::demo_capture_config(o->replicates), replay = campaign::demo_replay_config(o->replicates);
+    fmt::print(stderr, "estimated duration: {} (a model, +-50 %)\n",
+               campaign::duration_text(campaign::estimated_duration_s(capture) + campaign::estimated_duration_s(replay)));
+    auto result = campaign::run_campaigns({{capture, o->out + "/capture"}, {replay, o->out + "/replay"}}, o->out,
+                                          !o->no_progress);
     fmt::print("{}", result.table);
     fmt::print("\ncatalogue: {}\n", std::filesystem::absolute(result.files.html).string());
     if (result.interrupted) {

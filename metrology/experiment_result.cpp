@@ -37,6 +37,12 @@ double parse_number(const std::string& text, const std::string& where, const cha
   return v;
 }
 
+// An optional numeric column: absent or empty gives nullopt.
+std::optional<double> parse_optional(const std::string& text, const std::string& where, const char* column) {
+  if (trim(text).empty()) return std::nullopt;
+  return parse_number(text, where, column, false);
+}
+
 }  // namespace
 
 std::vector<std::string> split_csv_line(const std::string& line) {
@@ -92,7 +98,7 @@ std::vector<ExperimentResult> parse_results_csv(const std::string& text, const s
     }
     const std::string where = fmt::format("{}:{}", src, lineno);
     auto field = [&](const char* c) -> std::string {
-      size_t i = col[c];
+      size_t i = col.at(c);
       if (i >= fields.size())
         throw Error(fmt::format("{}: {} fields, column '{}' missing", where, fields.size(), c));
       return trim(fields[i]);
@@ -108,9 +114,13 @@ std::vector<ExperimentResult> parse_results_csv(const std::string& text, const s
     if (rep != std::floor(rep)) throw Error(fmt::format("{}: replicate must be an integer", where));
     r.replicate = static_cast<long>(rep);
     r.measured = parse_number(field("measured"), where, "measured", false);
-    r.reference = parse_number(field("reference"), where, "reference", false);
+    r.reference = parse_optional(field("reference"), where, "reference");
     r.reference_u = parse_number(field("reference_u"), where, "reference_u", true);
     if (r.reference_u < 0) throw Error(fmt::format("{}: reference_u is negative", where));
+    if (col.count("application")) r.application = parse_optional(field("application"), where, "application");
+    if (col.count("recording")) r.recording = parse_optional(field("recording"), where, "recording");
+    if (r.recording && !r.application)
+      throw Error(fmt::format("{}: 'recording' needs the 'application' timing of the same run", where));
     if (!seen.insert({r.instrument, r.type, r.level, r.background, r.replicate}).second)
       throw Error(fmt::format("{}: duplicate replicate {} for {} {} level {} background {}", where,
                               r.replicate, r.instrument, r.type, r.level, r.background));

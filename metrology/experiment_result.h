@@ -4,10 +4,18 @@
 //   instrument,type,level,background,replicate,measured,reference,reference_u
 //   strace,RR,1,0,1,10.43,9.87,0.05
 //   reference,RR,1,0,1,9.87,9.87,
-// One row per replicated experiment. `reference_u` may be empty (= 0). Blank lines and lines
-// starting with '#' are skipped. Fields may be double-quoted.
+// One row per replicated experiment. `reference_u` may be empty (= 0). An empty `reference` means
+// the cell has no reference value (a campaign without uninstrumented reference runs for it): the
+// bias of that group is then undefined, never computed against something else. Blank lines and
+// lines starting with '#' are skipped. Fields may be double-quoted.
+//
+// Optional columns of the error decomposition (docs/metrology.md), both empty or absent when not
+// measured:
+//   application  the application's own timing of the measured calls in the same instrumented run
+//   recording    the mean paired per-call difference trace − application in that run
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,9 +30,11 @@ struct ExperimentResult {
   std::string background;  // background-load level
   long replicate = 0;
   double measured = 0;     // measured mean response time
-  double reference = 0;    // reference mean response time
-  double reference_u = 0;  // its standard uncertainty
-  size_t line = 0;         // source line, for messages
+  std::optional<double> reference;  // reference mean response time; empty = unknown
+  double reference_u = 0;           // its standard uncertainty
+  size_t line = 0;                  // source line, for messages
+  std::optional<double> application;  // same-run application-level timing (capture only)
+  std::optional<double> recording;    // same-run paired per-call difference trace − application
 };
 
 // Throws rastro::Error naming file:line and the problem (missing column, non-numeric or

@@ -10,6 +10,11 @@
 
 namespace rastro::metrology {
 
+const char* dominant_component(const UncertaintyBudget& b) {
+  if (b.precision_rel >= b.rms_bias_rel && b.precision_rel >= b.u_cref_rel) return "precision";
+  return b.rms_bias_rel >= b.u_cref_rel ? "bias" : "reference";
+}
+
 double combine(double a, double b) { return std::hypot(a, b); }
 
 double coverage_probability(int k) {

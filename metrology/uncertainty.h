@@ -49,6 +49,11 @@ struct UncertaintyBudget {
 // uncertainty is negative, or the measured mean is 0 (relative precision undefined).
 Result<UncertaintyBudget> uncertainty_budget(std::span<const Replicate> replicates);
 
+// The component that dominates u_c: "precision" (run-to-run scatter of the measured values),
+// "bias" (rms of the per-run bias) or "reference" (u of the reference values) — where to act to
+// reduce U (more replicates, calibration, more reference runs).
+const char* dominant_component(const UncertaintyBudget& b);
+
 // sqrt(a² + b²): combination of independent standard uncertainties.
 double combine(double a, double b);
 

@@ -10,6 +10,7 @@ PKGS=(
   strace linux-perf bpftrace
   systemtap  # only `stap -p1` (script syntax check) runs on the project kernel: no modules, no headers
   r-base-core
+  fio  # independent second reference of the capture campaigns (docs/campaign.md)
 )
 missing=()
 for p in "${PKGS[@]}"; do

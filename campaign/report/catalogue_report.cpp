@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "calibration/catalogue_entry.h"
+#include "campaign/report/cell_reference.h"
 #include "campaign/report/html_report.h"
 #include "campaign/report/markdown_report.h"
 #include "common/error.h"
@@ -22,46 +23,15 @@ namespace {
 // The catalogue speaks in microseconds, like the thesis tables.
 constexpr double kNsPerUs = 1000.0;
 
-std::string type_label(const RunSpec& spec, const std::string& measured_type) {
-  std::string t = measured_type;
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  if (spec.pause_us > 0) t += fmt::format("+{}us", spec.pause_us);
-  return t;
-}
-
 std::string instrument_kind(const std::string& instrument, CampaignKind kind) {
   if (instrument == "reference") return "reference method (application-level timing)";
+  if (instrument == "fio") return "second reference (fio clat, uninstrumented)";
+  if (instrument.rfind("fio+", 0) == 0) return "second reference under " + instrument.substr(4) + " (fio clat)";
   if (kind == CampaignKind::kCapture || instrument.find('/') == std::string::npos) return "capture instrument";
   return "replayer";
 }
 
-std::vector<metrology::ExperimentResult> experiment_rows(const std::vector<CampaignResults>& campaigns) {
-  std::vector<metrology::ExperimentResult> rows;
-  for (const auto& c : campaigns)
-    for (const auto& run : c.runs) {
-      if (run.status != "ok") continue;
-      for (const auto& m : run.measurements) {
-        metrology::ExperimentResult r;
-        r.instrument = run.spec.catalogue_instrument();
-        if (c.config.kind == CampaignKind::kMacro && run.spec.instrument != "reference" && run.spec.ordering.empty())
-          r.instrument = run.spec.instrument;
-        r.type = type_label(run.spec, m.type);
-        r.level = std::to_string(run.spec.level);
-        r.background = std::to_string(run.spec.background);
-        r.replicate = run.spec.replicate + 1;
-        r.measured = m.measured / kNsPerUs;
-        r.reference = m.reference / kNsPerUs;
-        r.reference_u = m.reference_u / kNsPerUs;
-        rows.push_back(std::move(r));
-      }
-    }
-  // Stable order independent of execution order (a resumed campaign gives the same file).
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.instrument, a.type, a.level, a.background, a.replicate) <
-           std::tie(b.instrument, b.type, b.level, b.background, b.replicate);
-  });
-  return rows;
-}
+std::string csv_number(const std::optional<double>& v) { return v ? fmt::format("{:.17g}", *v) : std::string(); }
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -78,12 +48,89 @@ std::string display_instrument(const RunSpec& spec, CampaignKind kind, bool seve
   return name;
 }
 
+// fio's view next to rastro's, per cell: fio alone against rastro's reference method (both
+// uninstrumented: they should agree), and fio's slowdown under an instrument against the
+// perturbation rastro measured for that instrument. They agree when the difference is within the
+// combined expanded uncertainty.
+nlohmann::json fio_cross_check(const std::vector<calibration::CatalogueEntry>& entries) {
+  nlohmann::json rows = nlohmann::json::array();
+  auto find = [&](const std::string& instrument, const calibration::CatalogueEntry& like) -> const calibration::CatalogueEntry* {
+    for (const auto& e : entries)
+      if (e.instrument == instrument && e.type == like.type && e.level == like.level && e.background == like.background) return &e;
+    return nullptr;
+  };
+  for (const auto& fio : entries) {
+    if (fio.instrument.rfind("fio", 0) != 0 || !fio.budget) continue;
+    const bool alone = fio.instrument == "fio";
+    const std::string against = alone ? "reference" : fio.instrument.substr(4);
+    nlohmann::json row = {{"instrument", against}, {"type", fio.type}, {"level", fio.level}, {"background", fio.background},
+                          {"fio_rel", fio.budget->bias_rel}, {"fio_U_rel", fio.budget->U_rel}};
+    double rastro = 0, rastro_U = 0;
+    const auto* e = find(against, fio);
+    if (alone) {
+      row["compares"] = "fio clat vs rastro's reference method (both uninstrumented)";
+      rastro = 0;  // the reference against itself
+      rastro_U = e && e->budget ? 2 * e->budget->u_cref_rel : 0;
+    } else if (e && e->perturbation) {
+      row["compares"] = "fio's slowdown under the instrument vs rastro's perturbation_rel";
+      rastro = e->perturbation->rel;
+      rastro_U = 2 * e->perturbation->u_rel;
+    } else {
+      row["compares"] = "fio's slowdown under the instrument (rastro's perturbation undefined)";
+      rows.push_back(row);
+      continue;
+    }
+    row["rastro_rel"] = rastro;
+    row["rastro_U_rel"] = rastro_U;
+    row["agree"] = std::fabs(fio.budget->bias_rel - rastro) <= std::hypot(fio.budget->U_rel, rastro_U);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 }  // namespace
+
+std::vector<metrology::ExperimentResult> analysis_rows(const CampaignResults& c) {
+  std::vector<metrology::ExperimentResult> rows;
+  const auto cells = cell_references(c.runs);
+  for (const auto& run : c.runs) {
+    if (run.status != "ok") continue;
+    for (const auto& m : run.measurements) {
+      metrology::ExperimentResult r;
+      r.instrument = run.spec.catalogue_instrument();
+      if (c.config.kind == CampaignKind::kMacro && run.spec.instrument != "reference" && run.spec.ordering.empty())
+        r.instrument = run.spec.instrument;
+      r.type = type_label(run.spec, m.type);
+      r.level = std::to_string(run.spec.level);
+      r.background = std::to_string(run.spec.background);
+      r.replicate = run.spec.replicate + 1;
+      r.measured = m.measured / kNsPerUs;
+      auto cell = cells.find(cell_key(reference_source(run.spec.instrument), run.spec, m.type));
+      RowReference ref = cell == cells.end() ? RowReference{} : row_reference(run.spec, m, cell->second);
+      if (ref.value) r.reference = *ref.value / kNsPerUs;
+      r.reference_u = ref.u / kNsPerUs;
+      // A capture instrument's run also timed its calls from inside the application.
+      if (run.spec.instrument != metrology::kReferenceInstrument && run.spec.ordering.empty() &&
+          run.spec.instrument.rfind("fio", 0) != 0) {
+        r.application = m.reference / kNsPerUs;
+        if (m.extra.contains("recording_ns") && m.extra["recording_ns"].is_number())
+          r.recording = m.extra["recording_ns"].get<double>() / kNsPerUs;
+      }
+      rows.push_back(std::move(r));
+    }
+  }
+  // Stable order independent of execution order (a resumed campaign gives the same file).
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.instrument, a.type, a.level, a.background, a.replicate) <
+           std::tie(b.instrument, b.type, b.level, b.background, b.replicate);
+  });
+  return rows;
+}
 
 std::vector<calibration::CatalogueEntry> analyze_campaigns(const std::vector<CampaignResults>& campaigns) {
   std::vector<calibration::CatalogueEntry> all;
   for (const auto& c : campaigns) {
-    auto entries = calibration::analyze_results(experiment_rows({c}));
+    auto entries = calibration::analyze_results(analysis_rows(c));
     for (auto& e : entries) {
       if (campaigns.size() > 1 && c.config.kind != CampaignKind::kCapture && e.instrument == "reference")
         e.instrument += fmt::format(" ({} campaign)", kind_name(c.config.kind));
@@ -94,10 +141,12 @@ std::vector<calibration::CatalogueEntry> analyze_campaigns(const std::vector<Cam
 }
 
 std::string results_csv(const std::vector<CampaignResults>& campaigns) {
-  std::string out = "instrument,type,level,background,replicate,measured,reference,reference_u\n";
-  for (const auto& r : experiment_rows(campaigns))
-    out += fmt::format("{},{},{},{},{},{:.17g},{:.17g},{:.17g}\n", csv_field(r.instrument), csv_field(r.type), r.level,
-                       r.background, r.replicate, r.measured, r.reference, r.reference_u);
+  std::string out = "instrument,type,level,background,replicate,measured,reference,reference_u,application,recording\n";
+  for (const auto& c : campaigns)
+    for (const auto& r : analysis_rows(c))
+      out += fmt::format("{},{},{},{},{},{:.17g},{},{:.17g},{},{}\n", csv_field(r.instrument), csv_field(r.type), r.level,
+                         r.background, r.replicate, r.measured, csv_number(r.reference), r.reference_u,
+                         csv_number(r.application), csv_number(r.recording));
   return out;
 }
 
@@ -172,6 +221,7 @@ nlohmann::json build_catalogue(const std::vector<CampaignResults>& campaigns) {
     instruments.push_back(std::move(j));
   }
   cat["instruments"] = instruments;
+  cat["cross_check_fio"] = fio_cross_check(entries);
   return cat;
 }
 
@@ -212,8 +262,8 @@ std::string level_text(const nlohmann::json& v) {
 }
 
 std::string summary_table(const nlohmann::json& catalogue) {
-  std::string out = fmt::format("{:<34} {:<8} {:>3} {:>3} {:>11} {:>11} {:>9} {:>10}\n", "instrument", "type", "lvl",
-                                "n", "mean (us)", "ref (us)", "bias %", "U(k=2) %");
+  std::string out = fmt::format("{:<34} {:<8} {:>3} {:>3} {:>11} {:>11} {:>9} {:>9} {:>9} {:>10}\n", "instrument", "type",
+                                "lvl", "n", "mean (us)", "ref (us)", "bias %", "perturb %", "record %", "U(k=2) %");
   auto num = [](const nlohmann::json& v, const char* f) {
     return v.is_number() ? fmt::format(fmt::runtime(f), v.get<double>()) : std::string("n/a");
   };
@@ -226,9 +276,11 @@ std::string summary_table(const nlohmann::json& catalogue) {
       std::string U = num(e["U_rel"], "{:.2f}");
       if (e.contains("after_calibration") && e["after_calibration"].is_object())
         U = num(e["after_calibration"]["U_rel"], "{:.2f}") + " (" + U + ")";
-      out += fmt::format("{:<34} {:<8} {:>3} {:>3} {:>11} {:>11} {:>9} {:>10}\n", inst["instrument"].get<std::string>(),
+      out += fmt::format("{:<34} {:<8} {:>3} {:>3} {:>11} {:>11} {:>9} {:>9} {:>9} {:>10}\n", inst["instrument"].get<std::string>(),
                          e["type"].get<std::string>(), level_text(e["level"]), e["n"].get<size_t>(),
-                         num(e["mean"], "{:.3f}"), num(e["reference_mean"], "{:.3f}"), num(e["bias_rel"], "{:+.2f}"), U);
+                         num(e["mean"], "{:.3f}"), num(e["reference_mean"], "{:.3f}"), num(e["bias_rel"], "{:+.2f}"),
+                         num(e.value("perturbation_rel", nlohmann::json()), "{:+.1f}"),
+                         num(e.value("recording_error_rel", nlohmann::json()), "{:+.1f}"), U);
     }
   }
   return out;

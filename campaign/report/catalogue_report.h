@@ -14,6 +14,7 @@
 #include "calibration/catalogue_entry.h"
 #include "campaign/campaign_config.h"
 #include "campaign/results_store.h"
+#include "metrology/experiment_result.h"
 
 namespace rastro::campaign {
 
@@ -26,6 +27,9 @@ struct ReportFiles {
   std::string csv, json, markdown, html;  // csv: one path, or one per campaign (space-separated)
 };
 
+// The rows `rastro analyze` takes for one campaign, each with its cell's reference
+// (campaign/report/cell_reference.h), in a stable order.
+std::vector<metrology::ExperimentResult> analysis_rows(const CampaignResults& campaign);
 // Rows of the analyze contract: instrument,type,level,background,replicate,measured,reference,reference_u.
 std::string results_csv(const std::vector<CampaignResults>& campaigns);
 // Entries of every campaign, each analysed on its own rows (so a campaign's reference replicates

@@ -60,6 +60,10 @@ std::string measured_vs_reference(const std::vector<calibration::CatalogueEntry>
 // Figs. 4.3 / 5.7: calibration points, fitted curve with prediction band, calibrated points.
 std::string calibration_plots(const std::vector<calibration::CatalogueEntry>& entries, const std::vector<CampaignResults>& campaigns) {
   std::string out;
+  // The same rows (and so the same cell references) the curves were fitted on.
+  std::vector<metrology::ExperimentResult> rows;
+  for (const auto& c : campaigns)
+    for (auto& r : analysis_rows(c)) rows.push_back(std::move(r));
   std::set<std::string> seen;
   int shown = 0;
   for (const auto& e : entries) {
@@ -69,20 +73,13 @@ std::string calibration_plots(const std::vector<calibration::CatalogueEntry>& en
     ++shown;
     Series pts{"measured vs reference", {}, {}, {}, {}, Series::Style::kPoints};
     Series calibrated{"calibrated", {}, {}, {}, {}, Series::Style::kPoints};
-    for (const auto& c : campaigns)
-      for (const auto& r : c.runs) {
-        if (r.status != "ok" || r.spec.catalogue_instrument() != e.instrument || std::to_string(r.spec.background) != e.background) continue;
-        for (const auto& m : r.measurements) {
-          std::string t = m.type;
-          std::transform(t.begin(), t.end(), t.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-          if (r.spec.pause_us > 0) t += fmt::format("+{}us", r.spec.pause_us);
-          if (t != e.type) continue;
-          pts.x.push_back(m.reference / 1000);
-          pts.y.push_back(m.measured / 1000);
-          calibrated.x.push_back(m.reference / 1000);
-          calibrated.y.push_back(calibration::correct(*e.curve, m.measured / 1000));
-        }
-      }
+    for (const auto& r : rows) {
+      if (r.instrument != e.instrument || r.type != e.type || r.background != e.background || !r.reference) continue;
+      pts.x.push_back(*r.reference);
+      pts.y.push_back(r.measured);
+      calibrated.x.push_back(*r.reference);
+      calibrated.y.push_back(calibration::correct(*e.curve, r.measured));
+    }
     if (pts.x.empty()) continue;
     double lo = *std::min_element(pts.x.begin(), pts.x.end()), hi = *std::max_element(pts.x.begin(), pts.x.end());
     Series fit{fmt::format("y = {:.3g} + {:.3g}x", e.curve->b0, e.curve->b1), {}, {}, {}, {}, Series::Style::kBand};
@@ -205,14 +202,15 @@ std::string issue_error_plot(const std::vector<CampaignResults>& campaigns) {
 
 std::string summary_html(const nlohmann::json& cat) {
   std::string h = "<table><tr><th>instrument</th><th>status</th><th>type</th><th>level</th><th>bg</th><th>n</th><th>mean µs</th>"
-                  "<th>ref µs</th><th>precision %</th><th>bias %</th><th>significant</th><th>U(k=2) % after (before)</th></tr>\n";
+                  "<th>ref µs</th><th>precision %</th><th>bias %</th><th>perturbation ± U</th><th>recording error ± U</th><th>significant</th>"
+                  "<th>U(k=2) % after (before)</th></tr>\n";
   auto num = [](const nlohmann::json& v, const char* f) {
     return v.is_number() ? fmt::format(fmt::runtime(f), v.get<double>()) : std::string("n/a");
   };
   for (const auto& inst : cat["instruments"]) {
     std::string name = xml_escape(inst["instrument"].get<std::string>()), status = xml_escape(inst["status"].get<std::string>());
     if (inst["entries"].empty()) {
-      h += fmt::format("<tr class=\"na\"><td>{}</td><td colspan=\"11\">{}</td></tr>\n", name, status);
+      h += fmt::format("<tr class=\"na\"><td>{}</td><td colspan=\"13\">{}</td></tr>\n", name, status);
       continue;
     }
     for (const auto& e : inst["entries"]) {
@@ -222,10 +220,10 @@ std::string summary_html(const nlohmann::json& cat) {
       if (sig == "yes" && e["calibration"].is_null() && e["undefined"].contains("calibration") &&
           e["undefined"]["calibration"].is_string())
         sig = fmt::format("<span title=\"{}\">yes, not calibrated</span>", xml_escape(e["undefined"]["calibration"].get<std::string>()));
-      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                        name, status, xml_escape(e["type"].get<std::string>()), level_text(e["level"]), level_text(e["background"]), e["n"].dump(),
                        num(e["mean"], "{:.3f}"), num(e["reference_mean"], "{:.3f}"), num(e["precision_rel"], "{:.2f}"),
-                       num(e["bias_rel"], "{:+.2f}"), sig, U);
+                       num(e["bias_rel"], "{:+.2f}"), error_component(e, "perturbation"), error_component(e, "recording_error"), sig, U);
     }
   }
   return h + "</table>\n";
@@ -243,7 +241,8 @@ tr.na td{color:#a00;text-align:left}.plots svg{margin:6px;border:1px solid #eee}
   h += "<h1>rastro measurement catalogue</h1>\n";
   h += "<p><b>Measurand:</b> " + xml_escape(cat["measurand"].get<std::string>()) + ".<br><b>Environment:</b> " +
        xml_escape(describe_environment(cat["environment"])) +
-       ".<br>Precision relative to the measured mean, bias relative to the reference mean; U expanded with k = 2 (95.5 %). "
+       ".<br>Precision relative to the measured mean, bias relative to the reference mean (the uninstrumented runs of the cell; for replayers the original trace); "
+       "the bias of a capture instrument splits into perturbation (the application ran slower) and recording error (the trace vs the application's own timing of the same calls); U expanded with k = 2 (95.5 %). "
        "Every number can be recomputed with <code>rastro analyze</code> on the campaign's results CSV (results.csv, or results-KIND.csv per campaign); details in catalogue.md / catalogue.json.</p>\n";
   h += section("Catalogue", "One row per instrument × workload type × load level × background level.", summary_html(cat));
   h += section("Uncertainty components", "Random error (precision), systematic error (bias uncertainty) and combined expanded uncertainty per cell (thesis Fig. 5.4).",

@@ -27,10 +27,10 @@ std::vector<ExperimentResult> synthetic_results(uint64_t seed) {
         const double ref = 10.0 * level * (1 + 0.01 * z(rng));
         const double slow = bg == "1" ? 1.2 : 1.0;
         const std::string lv = std::to_string(level);
-        out.push_back({"reference", "RR", lv, bg, rep, ref, ref, 0.02 * ref, line++});
-        out.push_back({"ebpf", "RR", lv, bg, rep, ref * (1 + 0.01 * z(rng)), ref, 0.02 * ref, line++});
+        out.push_back({"reference", "RR", lv, bg, rep, ref, ref, 0.02 * ref, line++, {}, {}});
+        out.push_back({"ebpf", "RR", lv, bg, rep, ref * (1 + 0.01 * z(rng)), ref, 0.02 * ref, line++, {}, {}});
         out.push_back({"strace", "RR", lv, bg, rep, slow * (2 + 1.3 * ref) * (1 + 0.02 * z(rng)), ref,
-                       0.02 * ref, line++});
+                       0.02 * ref, line++, {}, {}});
       }
   return out;
 }
@@ -84,7 +84,7 @@ TEST(Catalogue, NumbersMatchRComputedFromTheSameRows) {
   std::string csv = "instrument,level,background,measured,reference,reference_u\n";
   for (const auto& r : results)
     csv += fmt::format("{},{},{},{:.17g},{:.17g},{:.17g}\n", r.instrument, r.level, r.background, r.measured,
-                       r.reference, r.reference_u);
+                       *r.reference, r.reference_u);
   const auto out = rastro::testing::run_r(R"(
 d <- read.csv(DATA)
 for (ins in c('ebpf', 'strace')) for (lv in c(1, 2, 4)) for (bg in c(0, 1)) {
@@ -128,7 +128,7 @@ TEST(Catalogue, BiasWithoutAUsableCurveStaysUncalibratedWithTheReason) {
   size_t line = 2;
   for (auto [level, ref, measured] : {std::tuple{"1", 3.607, 3.6}, std::tuple{"2", 3.399, 4.8}})
     for (long rep = 1; rep <= 10; ++rep)
-      rs.push_back({"workers", "SW", level, "0", rep, measured + z(rng), ref, 0, line++});
+      rs.push_back({"workers", "SW", level, "0", rep, measured + z(rng), ref, 0, line++, {}, {}});
   auto es = analyze_results(rs);
   const auto& e = find(es, "workers", "2", "0");
   ASSERT_TRUE(e.budget);
@@ -143,11 +143,26 @@ TEST(Catalogue, BiasWithoutAUsableCurveStaysUncalibratedWithTheReason) {
   EXPECT_EQ(j["undefined"]["calibration"], e.undefined.at("calibration"));
 }
 
+TEST(Catalogue, AGroupWithoutReferenceHasNoBiasAndNoCurve) {
+  std::vector<ExperimentResult> rs = {{"strace", "SR", "1", "0", 1, 50.0, std::nullopt, 0, 7, {}, {}},
+                                      {"strace", "SR", "1", "0", 2, 60.0, std::nullopt, 0, 8, {}, {}}};
+  auto es = analyze_results(rs);
+  ASSERT_EQ(es.size(), 1u);
+  EXPECT_FALSE(es[0].budget.has_value());
+  EXPECT_FALSE(es[0].calibration_needed);
+  EXPECT_FALSE(es[0].curve.has_value());
+  auto j = to_json(es[0]);
+  EXPECT_TRUE(j["bias_rel"].is_null());
+  const std::string why = j["undefined"]["bias_rel"].get<std::string>();
+  EXPECT_NE(why.find("no reference value (line 7)"), std::string::npos) << why;
+  EXPECT_NE(why.find("no uninstrumented reference runs"), std::string::npos) << why;
+}
+
 TEST(Catalogue, BadGroupsAreUndefinedWithReasons) {
   std::vector<ExperimentResult> rs = {
-      {"strace", "SR", "1", "0", 1, 5.0, 2.0, 0, 2},                                          // n = 1
-      {"ptrace", "SR", "1", "0", 1, 5.0, 0.0, 0, 3}, {"ptrace", "SR", "1", "0", 2, 6.0, 0.0, 0, 4},  // ref 0
-      {"stap", "SR", "1", "0", 1, 5.0, 4.0, 0, 5},   {"stap", "SR", "1", "0", 2, 5.0, 4.0, 0, 6},  // constant
+      {"strace", "SR", "1", "0", 1, 5.0, 2.0, 0, 2, {}, {}},                                          // n = 1
+      {"ptrace", "SR", "1", "0", 1, 5.0, 0.0, 0, 3, {}, {}}, {"ptrace", "SR", "1", "0", 2, 6.0, 0.0, 0, 4, {}, {}},  // ref 0
+      {"stap", "SR", "1", "0", 1, 5.0, 4.0, 0, 5, {}, {}},   {"stap", "SR", "1", "0", 2, 5.0, 4.0, 0, 6, {}, {}},  // constant
   };
   auto es = analyze_results(rs);
   ASSERT_EQ(es.size(), 3u);

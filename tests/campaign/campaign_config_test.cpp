@@ -1,6 +1,7 @@
 #include "campaign/campaign_config.h"
 
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -83,5 +84,32 @@ TEST(CampaignConfig, IntegersAreRangeChecked) {
   EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"levels":[1e300]})"), "c"), Error);
   EXPECT_EQ(config_from_json(nlohmann::json::parse(R"({"ops":7})"), "c").ops, 7u);
 }
+TEST(CampaignConfig, ThesisPresetIsTheThesisDesignAndValid) {
+  CampaignConfig c = thesis_capture_config();
+  EXPECT_EQ(c.types, (std::vector<std::string>{"rr", "rw", "sr", "sw"}));
+  EXPECT_EQ(c.levels, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(c.ops, 5000u);
+  EXPECT_GE(c.file_size, c.ops * c.block);
+  EXPECT_EQ(config_from_json(c.to_json(), "thesis").to_json(), c.to_json());
+}
+
+TEST(RunMatrix, FioCrossCheckAddsFioAloneAndUnderEachInstrument) {
+  CampaignConfig c = quick_config(CampaignKind::kCapture);
+  c.instruments = {"reference", "strace"};
+  c.types = {"sr"};
+  c.levels = {1};
+  c.fio = true;
+  std::multiset<std::string> names;
+  for (const auto& r : expand_runs(c)) names.insert(r.instrument);
+  EXPECT_EQ(names.count("fio"), 3u);
+  EXPECT_EQ(names.count("fio+strace"), 3u);
+  EXPECT_EQ(names.count("strace"), 3u);
+  // Off by default, and absent from the stored definition then (older stores still resume).
+  EXPECT_FALSE(quick_config(CampaignKind::kCapture).to_json().contains("fio"));
+  EXPECT_TRUE(config_from_json(c.to_json(), "x").fio);
+  nlohmann::json replay = {{"kind", "replay"}, {"fio", true}};
+  EXPECT_THROW(config_from_json(replay, "x"), Error);
+}
+
 }  // namespace
 }  // namespace rastro::campaign

@@ -33,6 +33,20 @@ void expect_error(const std::string& text, const std::string& needle) {
   }
 }
 
+TEST(ExperimentResultCsv, EmptyReferenceIsUnknownAndDecompositionColumnsAreOptional) {
+  const std::string h = "instrument,type,level,background,replicate,measured,reference,reference_u";
+  auto r = parse_results_csv(h + ",application,recording\ns,SR,1,0,1,10,,,8,1.5\ns,SR,1,0,2,10,9,0.1,,\n", "r.csv");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_FALSE(r[0].reference.has_value());
+  EXPECT_DOUBLE_EQ(*r[0].application, 8);
+  EXPECT_DOUBLE_EQ(*r[0].recording, 1.5);
+  EXPECT_DOUBLE_EQ(*r[1].reference, 9);
+  EXPECT_FALSE(r[1].application.has_value());
+  EXPECT_FALSE(r[1].recording.has_value());
+  auto plain = parse_results_csv(h + "\ns,SR,1,0,1,10,9,0.1\n", "r.csv");
+  EXPECT_FALSE(plain[0].application.has_value());
+}
+
 TEST(ExperimentResultCsv, BadInputNamesFileAndLine) {
   const std::string h = "instrument,type,level,background,replicate,measured,reference,reference_u\n";
   expect_error("instrument,type\n", "r.csv:1: header lacks column 'level'");
@@ -43,6 +57,9 @@ TEST(ExperimentResultCsv, BadInputNamesFileAndLine) {
   expect_error(h + "s,RR,1\n", "r.csv:2: 3 fields");
   expect_error("", "empty results file");
   expect_error(h + "s,RR,1,0,1.5,1,10,\n", "replicate must be an integer");
+  expect_error("instrument,type,level,background,replicate,measured,reference,reference_u,recording\n"
+               "s,RR,1,0,1,1,10,,0.5\n",
+               "r.csv:2: 'recording' needs the 'application' timing");
 }
 
 }  // namespace

@@ -107,5 +107,15 @@ TEST(BiasSignificance, Rule) {
   EXPECT_FALSE(bias_significance(10.5, 10, 1, 4, 0.5).significant);
 }
 
+TEST(Uncertainty, DominantComponent) {
+  UncertaintyBudget b;
+  b.precision_rel = 3, b.rms_bias_rel = 2, b.u_cref_rel = 1;
+  EXPECT_STREQ(dominant_component(b), "precision");
+  b.rms_bias_rel = 4;
+  EXPECT_STREQ(dominant_component(b), "bias");
+  b.u_cref_rel = 5;
+  EXPECT_STREQ(dominant_component(b), "reference");
+}
+
 }  // namespace
 }  // namespace rastro::metrology

@@ -172,8 +172,8 @@ TEST(FileserverBench, TraceHasEveryOperationKindAndGammaSizes) {
   double d = 0;
   EXPECT_TRUE(fits_gamma(created, o.mean_size, o.gamma, &d)) << "KS D=" << d << " n=" << created.size();
   // Preallocated files are in the settings, with sizes, for a replayer's --init.
-  ASSERT_TRUE(t.header.settings.contains("files"));
-  EXPECT_GT(t.header.settings["files"].size(), 100u);
+  ASSERT_TRUE(t.header.settings.contains("initial_files"));
+  EXPECT_GT(t.header.settings["initial_files"].size(), 100u);
   EXPECT_TRUE(t.header.settings.contains("dirs"));
   EXPECT_EQ(t.header.settings["seed"].get<uint64_t>(), 11u);
   EXPECT_GT(summary.calls, 100u);
@@ -202,7 +202,7 @@ TEST(FileserverBench, LazyDirectoriesAreMadeWithMkdir) {
     EXPECT_GE(e.rvalue, 0) << trace::function_name(e, t.strings);
   }
   EXPECT_GT(mkdirs, 0);
-  EXPECT_EQ(t.header.settings["files"].size(), 0u);
+  EXPECT_EQ(t.header.settings["initial_files"].size(), 0u);
 }
 
 TEST(FileserverBench, StopFlagsThePartialTrace) {

@@ -1,5 +1,7 @@
 #include "workloads/micro/micro_bench.h"
 
+#include "replay/runtime/fs_init.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -126,10 +128,19 @@ TEST_P(MicroTypes, TraceHasThreadsTimesOpsRequestsWithRightOffsets) {
     }
   }
   // Settings carry what --init needs.
-  ASSERT_TRUE(t.header.settings.contains("files"));
-  EXPECT_EQ(t.header.settings["files"].size(), 2u);
-  EXPECT_EQ(t.header.settings["files"][0]["size"].get<uint64_t>(), o.file_size);
+  ASSERT_TRUE(t.header.settings.contains("initial_files"));
+  EXPECT_EQ(t.header.settings["initial_files"].size(), 2u);
+  EXPECT_EQ(t.header.settings["initial_files"][0]["size"].get<uint64_t>(), o.file_size);
   EXPECT_EQ(t.header.settings["seed"].get<uint64_t>(), 7u);
+  // ... and the replayer's --init reads them: each file at its full size (512 blocks), not only
+  // as far as the 300 requests reached.
+  size_t files = 0;
+  for (const auto& e : replay::plan_initial_state(t).entries) {
+    if (e.kind != replay::InitEntry::Kind::kFile) continue;
+    EXPECT_EQ(e.size, o.file_size) << e.path;
+    ++files;
+  }
+  EXPECT_EQ(files, 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, MicroTypes,

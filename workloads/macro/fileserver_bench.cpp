@@ -292,11 +292,11 @@ LatencySummary fileserver_to_sink(const FileserverOptions& o, const std::vector<
   settings["dirs"] = nlohmann::json::array();
   settings["dirs"].push_back(plan.root);
   std::vector<bool> dir_used(plan.dirs.size(), false);
-  settings["files"] = nlohmann::json::array();
+  settings["initial_files"] = nlohmann::json::array();
   for (const auto& f : plan.files) {
     if (!f.prealloc) continue;
     dir_used[f.dir] = true;
-    settings["files"].push_back({{"path", f.path}, {"size", f.size}});
+    settings["initial_files"].push_back({{"path", f.path}, {"size", f.size}});
   }
   for (size_t d = 0; d < plan.dirs.size(); ++d) {
     if (dir_used[d]) settings["dirs"].push_back(plan.dirs[d]);

@@ -86,10 +86,12 @@ nlohmann::json micro_settings(const MicroOptions& o, const std::string& abs_dir)
   s["offsets"] = is_random(o.type)
                      ? "block (rng() % (file_size/block)), rng = mt19937_64(seed + 0x9E3779B97F4A7C15*(thread+1))"
                      : "block k for request k";
-  // What a replayer's --init must recreate: every file with its size before the run.
-  s["files"] = nlohmann::json::array();
+  // What a replayer's --init must recreate: every file with its size before the run, under the
+  // key replay/runtime/fs_init reads (without it a replayed file was only as long as the
+  // furthest request: 4 096 000 instead of 4 194 304 bytes in the demo).
+  s["initial_files"] = nlohmann::json::array();
   for (int i = 0; i < o.threads; ++i) {
-    s["files"].push_back({{"path", micro_file_path(abs_dir, i)}, {"size", o.file_size}});
+    s["initial_files"].push_back({{"path", micro_file_path(abs_dir, i)}, {"size", o.file_size}});
   }
   return s;
 }
