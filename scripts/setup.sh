@@ -10,6 +10,7 @@ PKGS=(
   strace linux-perf bpftrace
   systemtap  # only `stap -p1` (script syntax check) runs on the project kernel: no modules, no headers
   r-base-core
+  libarmadillo-dev fio  # characterize: k-means / GMM clustering; fio replays the iolog and job exports
 )
 missing=()
 for p in "${PKGS[@]}"; do
