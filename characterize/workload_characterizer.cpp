@@ -112,7 +112,8 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   c.zero_read_fraction = eof_sessions ? static_cast<double>(zero_read_sessions) / static_cast<double>(eof_sessions) : 0.0;
   double partial_reads = std::max(0.0, counts[at(OpCategory::kRead)] - static_cast<double>(eof_reads));
   double partial_calls = partial_reads + counts[at(OpCategory::kWrite)];
-  c.partial_transfers_per_open = partial_calls / std::max(1.0, opens - static_cast<double>(eof_sessions));
+  c.failed_open_fraction = opens > 0 ? std::max(0.0, opens - static_cast<double>(sessions)) / opens : 0.0;
+  c.partial_transfers_per_open = partial_calls / std::max(1.0, static_cast<double>(sessions - eof_sessions));
   c.partial_read_fraction = partial_calls > 0 ? partial_reads / partial_calls : 0.0;
   uint64_t partial_transfers = transfers - eof_transfers;
   c.partial_sequential_fraction = partial_transfers ? static_cast<double>(sequential - eof_sequential) /

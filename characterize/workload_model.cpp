@@ -42,6 +42,7 @@ nlohmann::json class_json(const ClassModel& c) {
           {"write_size", to_json(c.write_size)},
           {"read_request", to_json(c.read_request)},
           {"write_request", to_json(c.write_request)},
+          {"failed_open_fraction", c.failed_open_fraction},
           {"eof_session_fraction", c.eof_session_fraction},
           {"zero_read_fraction", c.zero_read_fraction},
           {"partial_transfers_per_open", c.partial_transfers_per_open},
@@ -84,12 +85,13 @@ ClassModel class_from_json(const nlohmann::json& j, const std::string& where) {
   c.eof_session_fraction = j.at("eof_session_fraction").get<double>();
   c.partial_transfers_per_open = j.at("partial_transfers_per_open").get<double>();
   c.zero_read_fraction = j.at("zero_read_fraction").get<double>();
+  c.failed_open_fraction = j.at("failed_open_fraction").get<double>();
   c.partial_session_length = dist("partial_session_length");
   c.partial_read_fraction = j.at("partial_read_fraction").get<double>();
   c.partial_sequential_fraction = j.at("partial_sequential_fraction").get<double>();
-  for (double f : {c.eof_session_fraction, c.zero_read_fraction, c.partial_read_fraction, c.partial_sequential_fraction})
+  for (double f : {c.failed_open_fraction, c.eof_session_fraction, c.zero_read_fraction, c.partial_read_fraction, c.partial_sequential_fraction})
     if (!(f >= 0.0 && f <= 1.0))
-      throw Error(fmt::format("{}: eof_session_fraction, partial_read_fraction and partial_sequential_fraction and zero_read_fraction must be in [0, 1]", where));
+      throw Error(fmt::format("{}: failed_open_fraction, eof_session_fraction, partial_read_fraction and partial_sequential_fraction and zero_read_fraction must be in [0, 1]", where));
   if (!(c.partial_transfers_per_open >= 0.0)) throw Error(fmt::format("{}: partial_transfers_per_open must be >= 0", where));
   c.think_ns = dist("think_ns");
   c.duration_ns = dist("duration_ns");

@@ -35,6 +35,7 @@ struct ClassModel {
   double transfers_per_open = 0.0;   // read + write calls per open
   // Sessions (open -> close) that read the file to its end, and what the other sessions do:
   // their read + write calls per open, the reads' share and the sequential transfers' share.
+  double failed_open_fraction = 0.0;  // opens that failed (a program probing for files)
   double eof_session_fraction = 0.0;
   double zero_read_fraction = 0.0;  // of those sessions, the share ending in a 0-byte read
   double partial_transfers_per_open = 0.0, partial_read_fraction = 0.0, partial_sequential_fraction = 0.0;

@@ -1,5 +1,6 @@
 #include "characterize/workload_synthesizer.h"
 
+#include <errno.h>
 #include <fcntl.h>
 
 #include <algorithm>
@@ -241,7 +242,17 @@ void synthesize_thread(trace::Trace& t, const ClassModel& c, FilePool& pool, int
   // A session is cut short only at the end of a --scale duration: cutting it at a call count
   // would bias the transfers per open down.
   auto in_session = [&] { return !o.duration_s || w.now() < stop; };
-  while (more()) Session(w, c, pool, files.next(), rng).run(in_session);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  uint64_t missing = 0;
+  while (more()) {
+    if (u(rng) < c.failed_open_fraction) {  // a probe for a file that does not exist
+      StrId path = t.strings.intern(fmt::format("/synth/{}/missing-{}-{}", c.name, id, missing++));
+      w.call(kOpenat, {{ArgType::kDirFd, kAtFdcwd, kNoStr}, {ArgType::kPath, 0, path},
+                       {ArgType::kOpenFlags, O_RDONLY, kNoStr}, {ArgType::kMode, 0, kNoStr}}, -ENOENT);
+      continue;
+    }
+    Session(w, c, pool, files.next(), rng).run(in_session);
+  }
 }
 
 }  // namespace
