@@ -87,6 +87,7 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
     first_references += t.references > 0;
     rereferences += t.rereferences;
     for (const auto& [file, n] : t.file_references) file_refs[file] += n;
+    c.files_per_thread += static_cast<double>(t.file_references.size()) / static_cast<double>(members.size());
   }
   c.mix = normalised(counts);
   c.read_size = summarize(read_sizes);

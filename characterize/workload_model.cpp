@@ -64,6 +64,7 @@ nlohmann::json class_json(const ClassModel& c) {
           {"read_bytes_per_thread", c.read_bytes_per_thread},
           {"write_bytes_per_thread", c.write_bytes_per_thread},
           {"files", c.files},
+          {"files_per_thread", c.files_per_thread},
           {"popularity", c.popularity},
           {"centroid", c.centroid}};
 }
@@ -110,6 +111,8 @@ ClassModel class_from_json(const nlohmann::json& j, const std::string& where) {
   c.read_bytes_per_thread = j.value("read_bytes_per_thread", 0.0);
   c.write_bytes_per_thread = j.value("write_bytes_per_thread", 0.0);
   c.files = j.at("files").get<uint64_t>();
+  c.files_per_thread = j.at("files_per_thread").get<double>();
+  if (!(c.files_per_thread >= 0.0)) throw Error(fmt::format("{}: files_per_thread must be >= 0", where));
   c.popularity = j.at("popularity").get<std::vector<double>>();
   c.centroid = j.value("centroid", std::vector<double>{});
   if (!(c.share >= 0.0 && c.share <= 1.0)) throw Error(fmt::format("{}: share is outside [0, 1]", where));

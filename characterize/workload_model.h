@@ -44,7 +44,8 @@ struct ClassModel {
   EmpiricalDistribution partial_session_length;
   double syncs_per_write = 0.0;
   double read_bytes_per_thread = 0.0, write_bytes_per_thread = 0.0;  // means over the class
-  uint64_t files = 0;                // distinct files the class touches
+  uint64_t files = 0;                // distinct files the class opens
+  double files_per_thread = 0.0;     // distinct files a thread of the class opens (mean)
   std::vector<double> popularity;    // share of opens per file, most popular first
   std::vector<double> centroid;      // the class's centre in the clustering's feature space
 };

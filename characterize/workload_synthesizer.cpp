@@ -52,18 +52,19 @@ struct FilePool {
   std::discrete_distribution<size_t> pick;
 };
 
-FilePool make_pool(const ClassModel& c, uint64_t synthetic_threads, trace::Trace& t, std::mt19937_64& rng) {
+// Each synthetic thread has its own files (/synth/<class>/t<id>/f<N>, as many as the class
+// opens): a thread's reads then always see the sizes its own earlier calls left, which is
+// what a replay reproduces. Sharing files between threads is not synthesized.
+FilePool make_pool(const ClassModel& c, int32_t thread, trace::Trace& t, std::mt19937_64& rng) {
   FilePool p;
-  double scale = c.threads ? static_cast<double>(synthetic_threads) / static_cast<double>(c.threads) : 1.0;
-  size_t n = std::max<size_t>(1, static_cast<size_t>(std::llround(static_cast<double>(std::max<uint64_t>(c.files, 1)) *
-                                                                  std::max(scale, 1.0))));
+  size_t n = std::max<uint64_t>(1, c.files);  // the whole class pool: the LRU model, not a small pool, decides reuse
   std::vector<double> weights(n, 1.0);
   if (!c.popularity.empty()) {
     // Rank r of the scaled pool takes the popularity of rank r * P / n of the original.
     for (size_t r = 0; r < n; ++r) weights[r] = c.popularity[std::min(c.popularity.size() - 1, r * c.popularity.size() / n)];
   }
   for (size_t f = 0; f < n; ++f) {
-    p.paths.push_back(t.strings.intern(fmt::format("/synth/{}/f{}", c.name, f)));
+    p.paths.push_back(t.strings.intern(fmt::format("/synth/{}/t{}/f{}", c.name, thread, f)));
     p.sizes.push_back(static_cast<uint64_t>(std::max(0.0, std::round(c.file_size.draw(rng)))));
   }
   p.pick = std::discrete_distribution<size_t>(weights.begin(), weights.end());
@@ -212,6 +213,7 @@ class FileChooser {
     } else {
       f = pool_.pick(rng_);
       for (int tries = 0; tries < kNewFileTries && opened_.count(f); ++tries) f = pool_.pick(rng_);
+      for (size_t g = 0; g < pool_.paths.size() && opened_.count(f); ++g) f = g;  // popularity missed them
       auto it = std::find(stack_.begin(), stack_.end(), f);
       if (it != stack_.end()) stack_.erase(it);
     }
@@ -221,7 +223,7 @@ class FileChooser {
   }
 
  private:
-  static constexpr int kNewFileTries = 32;  // a pool this thread has mostly used: accept a re-open
+  static constexpr int kNewFileTries = 32;  // then the first file not opened yet; all opened: a re-open
   const ClassModel& c_;
   FilePool& pool_;
   std::mt19937_64& rng_;
@@ -298,10 +300,10 @@ trace::Trace synthesize(const WorkloadModel& model, const SynthOptions& options)
   for (size_t k = 0; k < model.classes.size(); ++k) {
     const ClassModel& c = model.classes[k];
     if (per_class[k] == 0) continue;
-    FilePool pool = make_pool(c, per_class[k], t, rng);
     for (uint64_t i = 0; i < per_class[k]; ++i, ++id) {
       classes[std::to_string(id)] = c.name;
       double stratum = (static_cast<double>(i) + 0.5) / static_cast<double>(per_class[k]);
+      FilePool pool = make_pool(c, id, t, rng);
       synthesize_thread(t, c, pool, id, stratum, options, rng);
     }
   }

@@ -1,7 +1,7 @@
 // A synthetic trace drawn from a workload model: each synthetic thread (its own process, so
 // replayers need no clone) belongs to one class and repeats open -> transfers (-> fsync) ->
 // close sessions on the class's file pool, with stat calls mixed in, sizes, think times and
-// durations drawn from the class's distributions. Files are /synth/<class>/f<N>, opened without
+// durations drawn from the class's distributions. Files are /synth/<class>/t<tid>/f<N>, opened without
 // O_CREAT and read within their drawn size, so `rastro replay --init` infers that they existed
 // and sizes them from the reads (replay/runtime/fs_init.h). Transfers use pread64/pwrite64 so
 // every offset is explicit. The class of each synthetic thread is in the header's settings
