@@ -1,4 +1,4 @@
-// `rastro export -f tsv|csv|chrome|sqlite TRACE -o OUT`: writes a trace in a format other tools
+// `rastro export -f tsv|csv|chrome|sqlite|fio-iolog TRACE -o OUT`: writes a trace in a format other tools
 // read (trace/exporters/). A damaged binary trace exports its intact prefix, with the header's
 // `complete` false, a warning and exit status 2.
 #include <memory>
@@ -15,12 +15,12 @@ namespace {
 std::string formats_help() {
   std::string s = "Output format:";
   for (const auto* e : rastro::trace::all_exporters())
-    s += fmt::format("\n  {:7} {}", e->name(), e->description());
+    s += fmt::format("\n  {:9} {}", e->name(), e->description());
   return s;
 }
 
 rastro::cli::RegisterCommand reg{
-    {"export", "Export a trace as TSV, CSV, Chrome trace-event JSON (Perfetto) or SQLite", 30,
+    {"export", "Export a trace as TSV, CSV, Chrome trace-event JSON (Perfetto), SQLite or a fio iolog", 30,
      [](CLI::App& app) {
        auto format = std::make_shared<std::string>();
        auto in = std::make_shared<std::string>();

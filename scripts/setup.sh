@@ -10,7 +10,8 @@ PKGS=(
   strace linux-perf bpftrace
   systemtap  # only `stap -p1` (script syntax check) runs on the project kernel: no modules, no headers
   r-base-core
-  fio  # independent second reference of the capture campaigns (docs/campaign.md)
+  fio  # independent second reference of the capture campaigns (docs/campaign.md); replays iolog/job exports
+  libarmadillo-dev  # characterize: k-means / GMM clustering
 )
 missing=()
 for p in "${PKGS[@]}"; do

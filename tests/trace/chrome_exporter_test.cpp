@@ -112,7 +112,7 @@ TEST(ExportUtil, JsonStringEscaping) {
 TEST(Exporters, RegistryAndUnwritablePath) {
   std::vector<std::string> names;
   for (auto* e : all_exporters()) names.emplace_back(e->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"tsv", "csv", "chrome", "sqlite"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"tsv", "csv", "chrome", "sqlite", "fio-iolog"}));
   EXPECT_EQ(find_exporter("nope"), nullptr);
   for (auto* e : all_exporters())
     EXPECT_THROW(e->write(testing::sample_trace(), "/nonexistent-dir/x.out"), Error) << e->name();

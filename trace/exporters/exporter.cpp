@@ -4,7 +4,8 @@ namespace rastro::trace {
 
 std::vector<const Exporter*> all_exporters() {
   // An explicit list: self-registering objects in a static library would be dropped by the linker.
-  return {&tsv_exporter(), &csv_exporter(), &chrome_exporter(), &sqlite_exporter()};
+  return {&tsv_exporter(), &csv_exporter(), &chrome_exporter(), &sqlite_exporter(),
+          &fio_iolog_exporter()};
 }
 
 const Exporter* find_exporter(std::string_view name) {

@@ -30,5 +30,6 @@ const Exporter& chrome_exporter();
 const Exporter& sqlite_exporter();
 const Exporter& tsv_exporter();
 const Exporter& csv_exporter();
+const Exporter& fio_iolog_exporter();
 
 }  // namespace rastro::trace

@@ -1,0 +1,103 @@
+#include "characterize/fio_job_writer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "characterize/atomic_text_file.h"
+#include "common/error.h"
+
+namespace rastro::characterize {
+namespace {
+
+
+// Largest-remainder rounding of probabilities to integer percentages summing to 100.
+std::vector<uint64_t> percentages(const std::vector<double>& p) {
+  std::vector<uint64_t> out(p.size());
+  std::vector<std::pair<double, size_t>> rest;
+  uint64_t given = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    double exact = 100.0 * p[i];
+    out[i] = static_cast<uint64_t>(std::floor(exact));
+    given += out[i];
+    rest.push_back({exact - std::floor(exact), i});
+  }
+  std::stable_sort(rest.begin(), rest.end(), [](auto a, auto b) { return a.first > b.first; });
+  for (size_t r = 0; given < 100 && !rest.empty(); ++given, r = (r + 1) % rest.size()) ++out[rest[r].second];
+  return out;
+}
+
+}  // namespace
+
+std::string fio_bssplit(const EmpiricalDistribution& sizes) {
+  std::map<uint64_t, double> weight;
+  if (!sizes.atoms.empty()) {
+    for (size_t i = 0; i < sizes.atoms.size(); ++i)
+      weight[std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(sizes.atoms[i])))] += sizes.weights[i];
+  } else {
+    for (int d = 0; d < 10; ++d) {  // decile midpoints, 10 % each
+      double q = (d + 0.5) / 10.0 * static_cast<double>(sizes.quantiles.size() - 1);
+      size_t i = std::min(static_cast<size_t>(q), sizes.quantiles.size() - 2);
+      double v = sizes.quantiles[i] + (q - static_cast<double>(i)) * (sizes.quantiles[i + 1] - sizes.quantiles[i]);
+      weight[std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(v)))] += 0.1;
+    }
+  }
+  std::vector<uint64_t> bs;
+  std::vector<double> p;
+  for (const auto& [b, w] : weight) {
+    bs.push_back(b);
+    p.push_back(w);
+  }
+  std::vector<uint64_t> pct = percentages(p);
+  std::string out;
+  for (size_t i = 0; i < bs.size(); ++i) {
+    if (pct[i] == 0) continue;
+    if (!out.empty()) out += ':';
+    out += fmt::format("{}/{}", bs[i], pct[i]);
+  }
+  return out;
+}
+
+std::string fio_job_text(const WorkloadModel& m, const SynthOptions& o) {
+  std::string job = fmt::format(
+      "; fio job written by `rastro synth --fio` from the workload model of {}.\n"
+      "; Per class: a read and a write job moving the class's mean bytes per thread. Run it in an\n"
+      "; empty directory: fio lays out the read jobs' files first (not counted in io_bytes).\n"
+      "[global]\nioengine=psync\nthread\ncreate_serialize=0\n",
+      m.source.empty() ? "an unnamed trace" : m.source);
+  uint64_t total = o.threads.value_or(m.threads);
+  for (const ClassModel& c : m.classes) {
+    uint64_t threads = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(c.share * static_cast<double>(total))));
+    double files_per_thread = c.threads ? static_cast<double>(c.files) / static_cast<double>(c.threads) : 1.0;
+    uint64_t nrfiles = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(files_per_thread)));
+    uint64_t filesize = std::max<uint64_t>(4096, static_cast<uint64_t>(std::llround(c.file_size.mean)));
+    uint64_t think_us = static_cast<uint64_t>(std::llround(c.think_ns.mean / 1000.0));
+    bool sequential = c.sequential_fraction >= 0.5;
+    auto section = [&](const char* kind, const EmpiricalDistribution& sizes, double bytes, const char* seq_rw,
+                       const char* rand_rw) {
+      uint64_t io = static_cast<uint64_t>(std::llround(bytes));
+      if (io == 0 || sizes.empty()) return;
+      std::string s = fmt::format("\n[{}-{}]\nnumjobs={}\nrw={}\nbssplit={}\nio_size={}\nnrfiles={}\nfilesize={}\n",
+                                  c.name, kind, threads, sequential ? seq_rw : rand_rw, fio_bssplit(sizes), io,
+                                  nrfiles, std::max<uint64_t>(filesize, static_cast<uint64_t>(sizes.atoms.empty() ? sizes.quantiles.back() : sizes.atoms.back())));
+      if (think_us > 0) s += fmt::format("thinktime={}\n", think_us);
+      if (std::string(kind) == "write" && c.syncs_per_write > 0)
+        s += fmt::format("fsync={}\n", std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(1.0 / c.syncs_per_write))));
+      if (o.duration_s) s += fmt::format("runtime={}\ntime_based\n", *o.duration_s);
+      job += s;
+    };
+    section("read", c.read_size, c.read_bytes_per_thread, "read", "randread");
+    section("write", c.write_size, c.write_bytes_per_thread, "write", "randwrite");
+  }
+  return job;
+}
+
+void write_fio_job(const std::string& path, const WorkloadModel& m, const SynthOptions& o) {
+  write_text_file(path, fio_job_text(m, o));
+}
+
+}  // namespace rastro::characterize

@@ -1,0 +1,129 @@
+#include "characterize/model_validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "characterize/workload_characterizer.h"
+#include "common/error.h"
+
+namespace rastro::characterize {
+namespace {
+
+// Tolerances (docs/characterize.md, "Validation").
+constexpr double kMixTolerance = 0.05;       // absolute, per category share
+constexpr double kFractionTolerance = 0.05;  // absolute: sequential fraction, syncs per write
+constexpr double kReuseTolerance = 0.10;     // absolute
+constexpr double kRatioTolerance = 0.15;     // relative: transfers per open, read/write bytes
+constexpr double kKsTolerance = 0.10;        // sizes, think times, durations
+constexpr double kKsDerivedTolerance = 0.20; // inter-arrival (think + duration) and file extents
+constexpr double kKsCritical005 = 1.358;
+
+constexpr std::array<OpCategory, 6> kSynthesized = {OpCategory::kRead, OpCategory::kWrite, OpCategory::kOpen,
+                                                   OpCategory::kClose, OpCategory::kMeta, OpCategory::kSync};
+
+OpMix synthesized_mix(const OpMix& mix) {
+  OpMix m{};
+  for (OpCategory c : kSynthesized) m[static_cast<size_t>(c)] = mix[static_cast<size_t>(c)];
+  return normalised(m);
+}
+
+class Checker {
+ public:
+  explicit Checker(ValidationReport& r) : r_(r) {}
+  void absolute(const std::string& scope, const std::string& f, double m, double s, double tol) {
+    r_.checks.push_back({scope, f, "abs", m, s, std::abs(m - s), tol, std::abs(m - s) <= tol});
+  }
+  void relative(const std::string& scope, const std::string& f, double m, double s, double tol) {
+    double d = m != 0 ? std::abs(s - m) / std::abs(m) : std::abs(s);
+    r_.checks.push_back({scope, f, "rel", m, s, d, tol, d <= tol});
+  }
+  void ks(const std::string& scope, const std::string& f, const EmpiricalDistribution& m,
+          const EmpiricalDistribution& s, double tol) {
+    if (m.empty() && s.empty()) return;
+    double d = ks_distance(m, s);
+    // Small samples: never tighter than the two-sample KS critical value at alpha = 0.05
+    // (1.358 * sqrt((n + m) / (n m))), below which a difference is not even detectable.
+    double n = static_cast<double>(m.count), k = static_cast<double>(s.count);
+    if (n > 0 && k > 0) tol = std::max(tol, kKsCritical005 * std::sqrt((n + k) / (n * k)));
+    r_.checks.push_back({scope, f, "ks", n, k, d, tol, d <= tol});
+  }
+
+ private:
+  ValidationReport& r_;
+};
+
+}  // namespace
+
+bool ValidationReport::pass() const {
+  for (const FeatureCheck& c : checks)
+    if (!c.pass) return false;
+  return !checks.empty();
+}
+
+ValidationReport validate_synthetic(const WorkloadModel& model, const trace::Trace& synthetic) {
+  const nlohmann::json& labels = synthetic.header.settings.value("classes", nlohmann::json::object());
+  if (!labels.is_object() || labels.empty())
+    throw Error("the trace has no synthetic class labels (settings.classes): it was not written by `rastro synth`");
+  WorkloadFeatures w = measure_features(synthetic);
+  std::map<std::string, std::vector<size_t>> members;
+  for (size_t i = 0; i < w.threads.size(); ++i) {
+    auto it = labels.find(std::to_string(w.threads[i].tid));
+    if (it != labels.end() && it->is_string()) members[it->get<std::string>()].push_back(i);
+  }
+  ValidationReport r;
+  Checker check(r);
+  uint64_t rb = 0, wb = 0;
+  for (const ThreadFeatures& t : w.threads) {
+    rb += t.read_bytes;
+    wb += t.write_bytes;
+  }
+  if (model.read_write_ratio > 0)
+    check.relative("workload", "read_write_bytes", model.read_write_ratio,
+                   wb ? static_cast<double>(rb) / static_cast<double>(wb) : 0.0, kRatioTolerance);
+  for (const ClassModel& c : model.classes) {
+    auto it = members.find(c.name);
+    if (it == members.end()) continue;  // scaled out (fewer threads than classes)
+    ClassModel s = build_class_model(w, it->second);
+    OpMix mm = synthesized_mix(c.mix), sm = synthesized_mix(s.mix);
+    for (OpCategory k : kSynthesized)
+      check.absolute(c.name, fmt::format("mix.{}", op_category_name(k)), mm[static_cast<size_t>(k)],
+                     sm[static_cast<size_t>(k)], kMixTolerance);
+    check.ks(c.name, "read_size", c.read_size, s.read_size, kKsTolerance);
+    check.ks(c.name, "write_size", c.write_size, s.write_size, kKsTolerance);
+    check.ks(c.name, "think_ns", c.think_ns, s.think_ns, kKsTolerance);
+    check.ks(c.name, "duration_ns", c.duration_ns, s.duration_ns, kKsTolerance);
+    check.ks(c.name, "interarrival_ns", c.interarrival_ns, s.interarrival_ns, kKsDerivedTolerance);
+    check.ks(c.name, "file_size", c.file_size, s.file_size, kKsDerivedTolerance);
+    check.absolute(c.name, "sequential_fraction", c.sequential_fraction, s.sequential_fraction, kFractionTolerance);
+    check.absolute(c.name, "reuse_fraction", c.reuse_fraction, s.reuse_fraction, kReuseTolerance);
+    check.relative(c.name, "transfers_per_open", c.transfers_per_open, s.transfers_per_open, kRatioTolerance);
+    check.absolute(c.name, "syncs_per_write", c.syncs_per_write, s.syncs_per_write, kFractionTolerance);
+  }
+  r.not_synthesized = {"mix.namespace", "mix.other", "reuse_distance", "concurrency (emerges from start times)"};
+  return r;
+}
+
+std::string validation_markdown(const ValidationReport& r) {
+  std::string out = "| scope | feature | measure | model | synthetic | distance | tolerance | |\n"
+                    "|---|---|---|---:|---:|---:|---:|---|\n";
+  for (const FeatureCheck& c : r.checks)
+    out += fmt::format("| {} | {} | {} | {:.4g} | {:.4g} | {:.4f} | {:.2f} | {} |\n", c.scope, c.feature,
+                       c.measure == "ks" ? "KS (n model / n synth)" : c.measure, c.model, c.synthetic, c.distance,
+                       c.tolerance, c.pass ? "ok" : "**FAIL**");
+  out += fmt::format("\nNot synthesized (recorded in the model only): {}.\n\n**{}**\n",
+                     fmt::join(r.not_synthesized, ", "), r.pass() ? "All features within tolerance." : "Some features are outside their tolerance.");
+  return out;
+}
+
+nlohmann::json to_json(const ValidationReport& r) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const FeatureCheck& c : r.checks)
+    checks.push_back({{"scope", c.scope}, {"feature", c.feature}, {"measure", c.measure}, {"model", c.model},
+                      {"synthetic", c.synthetic}, {"distance", c.distance}, {"tolerance", c.tolerance}, {"pass", c.pass}});
+  return {{"pass", r.pass()}, {"checks", checks}, {"not_synthesized", r.not_synthesized}};
+}
+
+}  // namespace rastro::characterize

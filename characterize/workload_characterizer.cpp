@@ -1,0 +1,214 @@
+#include "characterize/workload_characterizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+namespace rastro::characterize {
+namespace {
+
+double log10p(double x) { return std::log10(1.0 + std::max(0.0, x)); }
+
+double mean(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+void append(std::vector<double>& to, const std::vector<double>& from) { to.insert(to.end(), from.begin(), from.end()); }
+
+size_t at(OpCategory c) { return static_cast<size_t>(c); }
+
+}  // namespace
+
+const std::vector<std::string>& thread_feature_names() {
+  static const std::vector<std::string> names = {
+      "read_fraction",   "write_fraction", "open_close_fraction", "meta_fraction", "sync_fraction",
+      "log10_read_size", "log10_write_size", "log10_think_ns",    "sequential_fraction",
+      "reuse_fraction",  "log10_calls"};
+  return names;
+}
+
+std::vector<double> thread_feature_vector(const ThreadFeatures& t) {
+  OpMix f = normalised(t.counts);
+  return {f[at(OpCategory::kRead)],
+          f[at(OpCategory::kWrite)],
+          f[at(OpCategory::kOpen)] + f[at(OpCategory::kClose)],
+          f[at(OpCategory::kMeta)] + f[at(OpCategory::kNamespace)],
+          f[at(OpCategory::kSync)],
+          log10p(mean(t.read_sizes)),
+          log10p(mean(t.write_sizes)),
+          log10p(median(t.think_ns)),
+          t.transfers ? static_cast<double>(t.sequential) / static_cast<double>(t.transfers) : 0.0,
+          t.references ? static_cast<double>(t.rereferences) / static_cast<double>(t.references) : 0.0,
+          log10p(static_cast<double>(t.calls))};
+}
+
+ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t>& members) {
+  ClassModel c;
+  c.threads = members.size();
+  OpMix counts{};
+  std::vector<double> read_sizes, write_sizes, think, duration, interarrival, calls, start, reuse;
+  std::vector<double> read_requests, write_requests, partial_lengths;
+  uint64_t transfers = 0, sequential = 0, references = 0, rereferences = 0, first_references = 0;
+  uint64_t sessions = 0, eof_sessions = 0, zero_read_sessions = 0, eof_reads = 0, eof_transfers = 0, eof_sequential = 0;
+  std::map<uint32_t, uint64_t> file_refs;
+  for (size_t i : members) {
+    const ThreadFeatures& t = w.threads[i];
+    for (size_t k = 0; k < kOpCategories; ++k) counts[k] += t.counts[k];
+    append(read_sizes, t.read_sizes);
+    append(write_sizes, t.write_sizes);
+    append(read_requests, t.read_requests);
+    append(partial_lengths, t.partial_session_transfers);
+    append(write_requests, t.write_requests);
+    sessions += t.sessions;
+    eof_sessions += t.eof_sessions;
+    zero_read_sessions += t.zero_read_sessions;
+    eof_reads += t.eof_session_reads;
+    eof_transfers += t.eof_session_transfers;
+    eof_sequential += t.eof_session_sequential;
+    append(think, t.think_ns);
+    append(duration, t.duration_ns);
+    append(interarrival, t.interarrival_ns);
+    append(reuse, t.reuse_distances);
+    calls.push_back(static_cast<double>(t.calls));
+    start.push_back(static_cast<double>(t.first_ns));
+    transfers += t.transfers;
+    c.read_bytes_per_thread += static_cast<double>(t.read_bytes) / static_cast<double>(members.size());
+    c.write_bytes_per_thread += static_cast<double>(t.write_bytes) / static_cast<double>(members.size());
+    sequential += t.sequential;
+    references += t.references;
+    first_references += t.references > 0;
+    rereferences += t.rereferences;
+    for (const auto& [file, n] : t.file_references) file_refs[file] += n;
+    c.files_per_thread += static_cast<double>(t.file_references.size()) / static_cast<double>(members.size());
+  }
+  c.mix = normalised(counts);
+  c.read_size = summarize(read_sizes);
+  c.write_size = summarize(write_sizes);
+  c.read_request = summarize(read_requests);
+  c.partial_session_length = summarize(partial_lengths);
+  c.write_request = summarize(write_requests);
+  c.think_ns = summarize(think);
+  c.duration_ns = summarize(duration);
+  c.interarrival_ns = summarize(interarrival);
+  c.calls_per_thread = summarize(calls);
+  c.start_ns = summarize(start);
+  c.reuse_distance = summarize(reuse);
+  c.sequential_fraction = transfers ? static_cast<double>(sequential) / static_cast<double>(transfers) : 0.0;
+  c.reopen_probability = references > first_references ? static_cast<double>(rereferences) /
+                                                             static_cast<double>(references - first_references)
+                                                       : 0.0;
+  c.reuse_fraction = references ? static_cast<double>(rereferences) / static_cast<double>(references) : 0.0;
+  // Read/write calls per open, failed and end-of-file ones included: the mix counts them too.
+  double opens = counts[at(OpCategory::kOpen)];
+  c.transfers_per_open = (counts[at(OpCategory::kRead)] + counts[at(OpCategory::kWrite)]) / std::max(1.0, opens);
+  c.eof_session_fraction = sessions ? static_cast<double>(eof_sessions) / static_cast<double>(sessions) : 0.0;
+  c.zero_read_fraction = eof_sessions ? static_cast<double>(zero_read_sessions) / static_cast<double>(eof_sessions) : 0.0;
+  double partial_reads = std::max(0.0, counts[at(OpCategory::kRead)] - static_cast<double>(eof_reads));
+  double partial_calls = partial_reads + counts[at(OpCategory::kWrite)];
+  c.failed_open_fraction = opens > 0 ? std::max(0.0, opens - static_cast<double>(sessions)) / opens : 0.0;
+  c.partial_transfers_per_open = partial_calls / std::max(1.0, static_cast<double>(sessions - eof_sessions));
+  c.partial_read_fraction = partial_calls > 0 ? partial_reads / partial_calls : 0.0;
+  uint64_t partial_transfers = transfers - eof_transfers;
+  c.partial_sequential_fraction = partial_transfers ? static_cast<double>(sequential - eof_sequential) /
+                                                          static_cast<double>(partial_transfers)
+                                                    : c.sequential_fraction;
+  double writes = counts[at(OpCategory::kWrite)];
+  c.syncs_per_write = writes > 0 ? counts[at(OpCategory::kSync)] / writes : 0.0;
+  c.files = file_refs.size();
+  std::vector<double> sizes;
+  std::vector<double> refs;
+  double total_refs = 0;
+  for (const auto& [file, n] : file_refs) {
+    sizes.push_back(static_cast<double>(w.files[file].extent));
+    refs.push_back(static_cast<double>(n));
+    total_refs += static_cast<double>(n);
+  }
+  c.file_size = summarize(sizes);
+  std::sort(refs.begin(), refs.end(), std::greater<>());
+  for (double r : refs) c.popularity.push_back(total_refs > 0 ? r / total_refs : 0.0);
+  return c;
+}
+
+Characterization characterize(const trace::Trace& trace, const std::string& source, const CharacterizeOptions& options) {
+  Characterization out;
+  out.features = measure_features(trace);
+  const WorkloadFeatures& w = out.features;
+  WorkloadModel& m = out.model;
+  m.source = source;
+  m.threads = w.threads.size();
+  m.files = w.files.size();
+  m.duration_s = static_cast<double>(w.span_ns) / 1e9;
+  for (double c : w.counts) m.calls += static_cast<uint64_t>(c);
+  m.mix = normalised(w.counts);
+  m.metadata_share = m.mix[at(OpCategory::kMeta)] + m.mix[at(OpCategory::kNamespace)] +
+                     m.mix[at(OpCategory::kOpen)] + m.mix[at(OpCategory::kClose)];
+  uint64_t rb = 0, wb = 0;
+  for (const ThreadFeatures& t : w.threads) {
+    rb += t.read_bytes;
+    wb += t.write_bytes;
+  }
+  m.read_write_ratio = wb ? static_cast<double>(rb) / static_cast<double>(wb) : 0.0;
+  m.mean_concurrency = w.mean_concurrency;
+
+  std::vector<std::vector<double>> rows;
+  for (const ThreadFeatures& t : w.threads) rows.push_back(thread_feature_vector(t));
+  Clustering cl = cluster_rows(rows, options.method, options.k, options.max_k);
+  m.clustering = {options.method == ClusterMethod::kKmeans ? "kmeans" : "gmm", cl.k, options.k == 0,
+                  cl.score_name, cl.score, thread_feature_names()};
+  out.thread_class = cl.labels;
+  for (size_t k = 0; k < cl.k; ++k) {
+    std::vector<size_t> members;
+    for (size_t i = 0; i < cl.labels.size(); ++i)
+      if (cl.labels[i] == k) members.push_back(i);
+    ClassModel c = build_class_model(w, members);
+    c.name = "c" + std::to_string(k);
+    c.share = m.threads ? static_cast<double>(c.threads) / static_cast<double>(m.threads) : 0.0;
+    double class_calls = 0;
+    for (size_t i : members) class_calls += static_cast<double>(w.threads[i].calls);
+    c.call_share = m.calls ? class_calls / static_cast<double>(m.calls) : 0.0;
+    c.centroid = cl.centroids[k];
+    m.classes.push_back(std::move(c));
+  }
+
+  // File classes (report only): size, accesses and the written share of their bytes.
+  std::vector<std::vector<double>> file_rows;
+  for (const FileFeatures& f : w.files) {
+    double bytes = static_cast<double>(f.read_bytes + f.write_bytes);
+    file_rows.push_back({log10p(static_cast<double>(f.extent)),
+                         log10p(static_cast<double>(f.opens + f.reads + f.writes)),
+                         bytes > 0 ? static_cast<double>(f.write_bytes) / bytes : 0.0});
+  }
+  if (!file_rows.empty()) {
+    Clustering fc = cluster_rows(file_rows, ClusterMethod::kKmeans, 0, options.max_k);
+    for (size_t k = 0; k < fc.k; ++k) {
+      FileClass c;
+      std::vector<double> sizes, accesses;
+      double rbytes = 0, wbytes = 0;
+      for (size_t i = 0; i < fc.labels.size(); ++i) {
+        if (fc.labels[i] != k) continue;
+        const FileFeatures& f = w.files[i];
+        ++c.files;
+        sizes.push_back(static_cast<double>(f.extent));
+        accesses.push_back(static_cast<double>(f.opens + f.reads + f.writes));
+        rbytes += static_cast<double>(f.read_bytes);
+        wbytes += static_cast<double>(f.write_bytes);
+      }
+      c.share = static_cast<double>(c.files) / static_cast<double>(w.files.size());
+      c.size = summarize(sizes);
+      c.accesses = summarize(accesses);
+      c.write_byte_fraction = rbytes + wbytes > 0 ? wbytes / (rbytes + wbytes) : 0.0;
+      out.file_classes.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace rastro::characterize

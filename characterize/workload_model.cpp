@@ -1,0 +1,200 @@
+#include "characterize/workload_model.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "characterize/atomic_text_file.h"
+#include "common/error.h"
+
+namespace rastro::characterize {
+namespace {
+
+nlohmann::json mix_json(const OpMix& mix) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t i = 0; i < kOpCategories; ++i) j[std::string(op_category_name(static_cast<OpCategory>(i)))] = mix[i];
+  return j;
+}
+
+OpMix mix_from_json(const nlohmann::json& j, const std::string& where) {
+  OpMix mix{};
+  if (!j.is_object()) throw Error(fmt::format("{}: \"mix\" must be an object", where));
+  double total = 0;
+  for (size_t i = 0; i < kOpCategories; ++i) {
+    mix[i] = j.value(std::string(op_category_name(static_cast<OpCategory>(i))), 0.0);
+    if (!(mix[i] >= 0.0 && mix[i] <= 1.0))
+      throw Error(fmt::format("{}: mix.{} is outside [0, 1]", where, op_category_name(static_cast<OpCategory>(i))));
+    total += mix[i];
+  }
+  if (total > 1.0 + 1e-6) throw Error(fmt::format("{}: the mix fractions sum to {} (> 1)", where, total));
+  return mix;
+}
+
+nlohmann::json class_json(const ClassModel& c) {
+  return {{"name", c.name},
+          {"threads", c.threads},
+          {"share", c.share},
+          {"call_share", c.call_share},
+          {"mix", mix_json(c.mix)},
+          {"read_size", to_json(c.read_size)},
+          {"write_size", to_json(c.write_size)},
+          {"read_request", to_json(c.read_request)},
+          {"write_request", to_json(c.write_request)},
+          {"failed_open_fraction", c.failed_open_fraction},
+          {"eof_session_fraction", c.eof_session_fraction},
+          {"zero_read_fraction", c.zero_read_fraction},
+          {"partial_transfers_per_open", c.partial_transfers_per_open},
+          {"partial_read_fraction", c.partial_read_fraction},
+          {"partial_session_length", to_json(c.partial_session_length)},
+          {"partial_sequential_fraction", c.partial_sequential_fraction},
+          {"think_ns", to_json(c.think_ns)},
+          {"duration_ns", to_json(c.duration_ns)},
+          {"interarrival_ns", to_json(c.interarrival_ns)},
+          {"calls_per_thread", to_json(c.calls_per_thread)},
+          {"start_ns", to_json(c.start_ns)},
+          {"file_size", to_json(c.file_size)},
+          {"reuse_distance", to_json(c.reuse_distance)},
+          {"sequential_fraction", c.sequential_fraction},
+          {"reuse_fraction", c.reuse_fraction},
+          {"reopen_probability", c.reopen_probability},
+          {"transfers_per_open", c.transfers_per_open},
+          {"syncs_per_write", c.syncs_per_write},
+          {"read_bytes_per_thread", c.read_bytes_per_thread},
+          {"write_bytes_per_thread", c.write_bytes_per_thread},
+          {"files", c.files},
+          {"files_per_thread", c.files_per_thread},
+          {"popularity", c.popularity},
+          {"centroid", c.centroid}};
+}
+
+ClassModel class_from_json(const nlohmann::json& j, const std::string& where) {
+  ClassModel c;
+  auto dist = [&](const char* key) {
+    return distribution_from_json(j.at(key), fmt::format("{}.{}", where, key));
+  };
+  c.name = j.at("name").get<std::string>();
+  c.threads = j.at("threads").get<uint64_t>();
+  c.share = j.at("share").get<double>();
+  c.call_share = j.value("call_share", 0.0);
+  c.mix = mix_from_json(j.at("mix"), where);
+  c.read_size = dist("read_size");
+  c.write_size = dist("write_size");
+  c.read_request = dist("read_request");
+  c.write_request = dist("write_request");
+  c.eof_session_fraction = j.at("eof_session_fraction").get<double>();
+  c.partial_transfers_per_open = j.at("partial_transfers_per_open").get<double>();
+  c.zero_read_fraction = j.at("zero_read_fraction").get<double>();
+  c.failed_open_fraction = j.at("failed_open_fraction").get<double>();
+  c.partial_session_length = dist("partial_session_length");
+  c.partial_read_fraction = j.at("partial_read_fraction").get<double>();
+  c.partial_sequential_fraction = j.at("partial_sequential_fraction").get<double>();
+  for (double f : {c.failed_open_fraction, c.eof_session_fraction, c.zero_read_fraction, c.partial_read_fraction, c.partial_sequential_fraction})
+    if (!(f >= 0.0 && f <= 1.0))
+      throw Error(fmt::format("{}: failed_open_fraction, eof_session_fraction, partial_read_fraction and partial_sequential_fraction and zero_read_fraction must be in [0, 1]", where));
+  if (!(c.partial_transfers_per_open >= 0.0)) throw Error(fmt::format("{}: partial_transfers_per_open must be >= 0", where));
+  c.think_ns = dist("think_ns");
+  c.duration_ns = dist("duration_ns");
+  c.interarrival_ns = dist("interarrival_ns");
+  c.calls_per_thread = dist("calls_per_thread");
+  c.start_ns = dist("start_ns");
+  c.file_size = dist("file_size");
+  c.reuse_distance = dist("reuse_distance");
+  c.sequential_fraction = j.at("sequential_fraction").get<double>();
+  c.reuse_fraction = j.value("reuse_fraction", 0.0);
+  c.reopen_probability = j.at("reopen_probability").get<double>();
+  if (!(c.reopen_probability >= 0.0 && c.reopen_probability <= 1.0))
+    throw Error(fmt::format("{}: reopen_probability is outside [0, 1]", where));
+  c.transfers_per_open = j.at("transfers_per_open").get<double>();
+  c.syncs_per_write = j.at("syncs_per_write").get<double>();
+  c.read_bytes_per_thread = j.value("read_bytes_per_thread", 0.0);
+  c.write_bytes_per_thread = j.value("write_bytes_per_thread", 0.0);
+  c.files = j.at("files").get<uint64_t>();
+  c.files_per_thread = j.at("files_per_thread").get<double>();
+  if (!(c.files_per_thread >= 0.0)) throw Error(fmt::format("{}: files_per_thread must be >= 0", where));
+  c.popularity = j.at("popularity").get<std::vector<double>>();
+  c.centroid = j.value("centroid", std::vector<double>{});
+  if (!(c.share >= 0.0 && c.share <= 1.0)) throw Error(fmt::format("{}: share is outside [0, 1]", where));
+  if (!(c.sequential_fraction >= 0.0 && c.sequential_fraction <= 1.0))
+    throw Error(fmt::format("{}: sequential_fraction is outside [0, 1]", where));
+  if (c.transfers_per_open < 0 || c.syncs_per_write < 0 || c.read_bytes_per_thread < 0 || c.write_bytes_per_thread < 0)
+    throw Error(fmt::format("{}: transfers_per_open, syncs_per_write and the bytes per thread must be >= 0", where));
+  for (double p : c.popularity)
+    if (!(p >= 0.0)) throw Error(fmt::format("{}: a popularity share is negative", where));
+  return c;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const WorkloadModel& m) {
+  nlohmann::json classes = nlohmann::json::array();
+  for (const ClassModel& c : m.classes) classes.push_back(class_json(c));
+  return {{"rastro_workload_model", m.version},
+          {"source", m.source},
+          {"threads", m.threads},
+          {"calls", m.calls},
+          {"files", m.files},
+          {"duration_s", m.duration_s},
+          {"mix", mix_json(m.mix)},
+          {"metadata_share", m.metadata_share},
+          {"read_write_ratio", m.read_write_ratio},
+          {"mean_concurrency", m.mean_concurrency},
+          {"clustering",
+           {{"method", m.clustering.method},
+            {"k", m.clustering.k},
+            {"automatic", m.clustering.automatic},
+            {"score_name", m.clustering.score_name},
+            {"score", m.clustering.score},
+            {"features", m.clustering.feature_names}}},
+          {"classes", classes}};
+}
+
+WorkloadModel model_from_json(const nlohmann::json& j, const std::string& path) {
+  WorkloadModel m;
+  try {
+    if (!j.is_object() || !j.contains("rastro_workload_model"))
+      throw Error(fmt::format("{}: not a rastro workload model (no \"rastro_workload_model\" key)", path));
+    m.version = j.at("rastro_workload_model").get<int>();
+    if (m.version != kModelVersion)
+      throw Error(fmt::format("{}: model version {} is not supported (this rastro reads {})", path, m.version,
+                              kModelVersion));
+    m.source = j.value("source", "");
+    m.threads = j.at("threads").get<uint64_t>();
+    m.calls = j.at("calls").get<uint64_t>();
+    m.files = j.at("files").get<uint64_t>();
+    m.duration_s = j.at("duration_s").get<double>();
+    m.mix = mix_from_json(j.at("mix"), path);
+    m.metadata_share = j.at("metadata_share").get<double>();
+    m.read_write_ratio = j.at("read_write_ratio").get<double>();
+    m.mean_concurrency = j.at("mean_concurrency").get<double>();
+    const auto& c = j.at("clustering");
+    m.clustering.method = c.at("method").get<std::string>();
+    m.clustering.k = c.at("k").get<uint64_t>();
+    m.clustering.automatic = c.value("automatic", true);
+    m.clustering.score_name = c.value("score_name", "");
+    m.clustering.score = c.value("score", 0.0);
+    m.clustering.feature_names = c.value("features", std::vector<std::string>{});
+    const auto& classes = j.at("classes");
+    if (!classes.is_array() || classes.empty()) throw Error(fmt::format("{}: \"classes\" must be a non-empty array", path));
+    for (size_t i = 0; i < classes.size(); ++i)
+      m.classes.push_back(class_from_json(classes[i], fmt::format("{}: classes[{}]", path, i)));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  return m;
+}
+
+WorkloadModel read_model(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded()) throw Error(fmt::format("{}: not valid JSON", path));
+  return model_from_json(j, path);
+}
+
+void write_model(const std::string& path, const WorkloadModel& m) { write_text_file(path, to_json(m).dump(2) + "\n"); }
+
+}  // namespace rastro::characterize

@@ -1,0 +1,81 @@
+// The workload model `rastro characterize` writes and `rastro synth` reads: workload-wide
+// figures plus classes of threads (found by clustering), each with its share and the parameters
+// a synthesizer needs. Stored as JSON (docs/characterize.md lists every key).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "characterize/empirical_distribution.h"
+#include "characterize/workload_features.h"
+
+namespace rastro::characterize {
+
+inline constexpr int kModelVersion = 1;
+
+// What one class of threads does. Distributions pool every thread of the class.
+struct ClassModel {
+  std::string name;            // "c0", "c1", ...
+  uint64_t threads = 0;
+  double share = 0.0;          // fraction of the workload's threads
+  double call_share = 0.0;     // fraction of the workload's calls
+  OpMix mix{};                 // fractions of the class's calls
+  EmpiricalDistribution read_size, write_size;   // bytes moved per successful transfer
+  EmpiricalDistribution read_request, write_request;  // bytes those calls asked for
+  EmpiricalDistribution think_ns, duration_ns, interarrival_ns;
+  EmpiricalDistribution calls_per_thread, start_ns;
+  EmpiricalDistribution file_size;               // extents of the files the class touches
+  EmpiricalDistribution reuse_distance;
+  double sequential_fraction = 0.0;  // transfers starting where the thread's last one ended
+  double reuse_fraction = 0.0;       // opens of a file the thread opened before / opens
+  double reopen_probability = 0.0;   // the same, among opens that are not a thread's first
+  double transfers_per_open = 0.0;   // read + write calls per open
+  // Sessions (open -> close) that read the file to its end, and what the other sessions do:
+  // their read + write calls per open, the reads' share and the sequential transfers' share.
+  double failed_open_fraction = 0.0;  // opens that failed (a program probing for files)
+  double eof_session_fraction = 0.0;
+  double zero_read_fraction = 0.0;  // of those sessions, the share ending in a 0-byte read
+  double partial_transfers_per_open = 0.0, partial_read_fraction = 0.0, partial_sequential_fraction = 0.0;
+  // Reads + writes per such session, as seen inside sessions (transfers on descriptors the trace
+  // never opened, as a pipe, count in partial_transfers_per_open only: lengths are scaled to it).
+  EmpiricalDistribution partial_session_length;
+  double syncs_per_write = 0.0;
+  double read_bytes_per_thread = 0.0, write_bytes_per_thread = 0.0;  // means over the class
+  uint64_t files = 0;                // distinct files the class opens
+  double files_per_thread = 0.0;     // distinct files a thread of the class opens (mean)
+  std::vector<double> popularity;    // share of opens per file, most popular first
+  std::vector<double> centroid;      // the class's centre in the clustering's feature space
+};
+
+struct ClusteringInfo {
+  std::string method;       // "kmeans" or "gmm"
+  uint64_t k = 1;
+  bool automatic = true;
+  std::string score_name;   // "silhouette" (kmeans) or "bic" (gmm)
+  double score = 0.0;
+  std::vector<std::string> feature_names;
+};
+
+struct WorkloadModel {
+  int version = kModelVersion;
+  std::string source;       // the trace it came from
+  uint64_t threads = 0, calls = 0, files = 0;
+  double duration_s = 0.0;
+  OpMix mix{};
+  double metadata_share = 0.0;    // meta + namespace + open + close calls / calls
+  double read_write_ratio = 0.0;  // bytes read / bytes written (0 when nothing written)
+  double mean_concurrency = 0.0;
+  ClusteringInfo clustering;
+  std::vector<ClassModel> classes;
+};
+
+nlohmann::json to_json(const WorkloadModel& m);
+// Throws rastro::Error naming `path` and the bad key.
+WorkloadModel model_from_json(const nlohmann::json& j, const std::string& path);
+WorkloadModel read_model(const std::string& path);
+void write_model(const std::string& path, const WorkloadModel& m);
+
+}  // namespace rastro::characterize

@@ -1,0 +1,85 @@
+// The real traces of tests/fixtures/characterize (README there): their fio iolog replayed by the
+// installed fio moves exactly the bytes the traced calls moved (summed here from the events), and
+// the synthetic trace drawn from each one's model replays completely with `rastro replay --init`.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "trace/io/trace_io.h"
+#include "trace/syscalls/syscall_table.h"
+
+namespace rastro::characterize {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kRastro = RASTRO_EXE;
+const std::string kFixtures = std::string(RASTRO_SOURCE_DIR) + "/tests/fixtures/characterize/";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int run(const std::string& cmd) {
+  int st = std::system(cmd.c_str());
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+class RealTrace : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("rastro-real-" + std::to_string(getpid()) + "-" + GetParam());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    trace = kFixtures + GetParam() + ".rastro";
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string dir, trace;
+};
+
+TEST_P(RealTrace, FioIologMovesTheTracedBytes) {
+  if (run("fio --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "fio is not installed (scripts/setup.sh)";
+  uint64_t read_bytes = 0, write_bytes = 0;
+  for (const trace::Event& e : trace::read_trace(trace).events) {
+    const trace::SyscallInfo* s = trace::syscall_by_nr(e.nr);
+    if (!s || s->ret != trace::ReturnKind::kCount || e.rvalue <= 0 || (e.flags & trace::kEventUnfinished)) continue;
+    bool reads = s->classes & trace::kClassRead, writes = s->classes & trace::kClassWrite;
+    if (reads && !writes) read_bytes += static_cast<uint64_t>(e.rvalue);
+    if (writes && !reads) write_bytes += static_cast<uint64_t>(e.rvalue);
+  }
+  ASSERT_EQ(run(kRastro + " export -f fio-iolog " + trace + " -o " + dir + "/t.iolog"), 0);
+  ASSERT_EQ(run("cd " + dir + " && sh t.iolog.layout.sh && fio --name=replay --read_iolog=t.iolog --replay_no_stall=1 "
+                "--output-format=json --output=fio.json >fio.log 2>&1"),
+            0)
+      << slurp(dir + "/fio.log");
+  nlohmann::json fio = nlohmann::json::parse(slurp(dir + "/fio.json"));
+  const nlohmann::json& job = fio.at("jobs").at(0);
+  EXPECT_EQ(job.at("error").get<int>(), 0);
+  EXPECT_EQ(job.at("read").at("io_bytes").get<uint64_t>(), read_bytes);
+  EXPECT_EQ(job.at("write").at("io_bytes").get<uint64_t>(), write_bytes);
+}
+
+TEST_P(RealTrace, SyntheticTraceReplaysCompletely) {
+  ASSERT_EQ(run(kRastro + " characterize " + trace + " -o " + dir + "/m.json >/dev/null"), 0);
+  ASSERT_EQ(run(kRastro + " synth " + dir + "/m.json -o " + dir + "/s.rastro >/dev/null"), 0);
+  ASSERT_EQ(run(kRastro + " replay " + dir + "/s.rastro -o " + dir + "/r.rastro --root " + dir + "/root --init " +
+                "--summary-json " + dir + "/sum.json >/dev/null 2>&1"),
+            0);
+  nlohmann::json sum = nlohmann::json::parse(slurp(dir + "/sum.json"));
+  EXPECT_GT(sum.at("requests").get<uint64_t>(), 100u);
+  EXPECT_EQ(sum.at("replayed"), sum.at("requests"));
+  EXPECT_EQ(sum.at("skipped").get<uint64_t>(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, RealTrace, ::testing::Values("tar_doc", "git_commit", "fileserver"));
+
+}  // namespace
+}  // namespace rastro::characterize

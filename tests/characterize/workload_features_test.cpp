@@ -1,0 +1,65 @@
+#include "characterize/workload_features.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/characterize/two_class_trace.h"
+#include "tests/trace/sample_trace.h"
+
+namespace rastro::characterize {
+namespace {
+
+size_t at(OpCategory c) { return static_cast<size_t>(c); }
+
+// Counted by hand from the table in sample_trace.h.
+TEST(WorkloadFeatures, SampleTrace) {
+  WorkloadFeatures w = measure_features(trace::testing::sample_trace());
+  ASSERT_EQ(w.threads.size(), 2u);
+  const ThreadFeatures& t10 = w.threads[0];
+  EXPECT_EQ(t10.tid, 10);
+  EXPECT_EQ(t10.calls, 3u);
+  EXPECT_EQ(t10.counts[at(OpCategory::kOpen)], 1);
+  EXPECT_EQ(t10.counts[at(OpCategory::kRead)], 1);
+  EXPECT_EQ(t10.counts[at(OpCategory::kClose)], 1);
+  EXPECT_EQ(t10.read_sizes, (std::vector<double>{4096}));
+  EXPECT_EQ(t10.interarrival_ns, (std::vector<double>{200, 400}));
+  EXPECT_EQ(t10.think_ns, (std::vector<double>{100, 100}));
+  EXPECT_EQ(t10.transfers, 1u);
+  EXPECT_EQ(t10.sequential, 1u);  // first transfer at offset 0
+  const ThreadFeatures& t11 = w.threads[1];
+  EXPECT_EQ(t11.calls, 3u);
+  EXPECT_EQ(t11.counts[at(OpCategory::kRead)], 2);  // the failed and the unfinished read count in the mix
+  EXPECT_EQ(t11.write_sizes, (std::vector<double>{10}));
+  EXPECT_EQ(t11.duration_ns, (std::vector<double>{50, 1000}));  // the unfinished read has none
+  ASSERT_EQ(w.files.size(), 2u);
+  EXPECT_EQ(w.files[0].extent, 4096u);
+  EXPECT_EQ(w.files[1].write_bytes, 10u);
+  EXPECT_EQ(w.span_ns, 1500);
+}
+
+TEST(WorkloadFeatures, SequentialityAndReuse) {
+  WorkloadFeatures w = measure_features(testing::two_class_trace(1, 1));
+  ASSERT_EQ(w.threads.size(), 2u);
+  const ThreadFeatures& reader = w.threads[0];
+  EXPECT_EQ(reader.transfers, 100u);
+  // Each session re-opens the file and reads from 0: sequential after an open.
+  EXPECT_EQ(reader.sequential, 100u);
+  EXPECT_EQ(reader.sessions, 5u);
+  // Each session's reads reach the file's largest extent: read to the end (no 0-byte read).
+  EXPECT_EQ(reader.eof_sessions, 5u);
+  EXPECT_EQ(reader.zero_read_sessions, 0u);
+  EXPECT_EQ(reader.eof_session_reads, 100u);
+
+  // One file opened 5 times: 5 references, 4 re-references at LRU distance 0.
+  EXPECT_EQ(reader.references, 5u);
+  EXPECT_EQ(reader.rereferences, 4u);
+  EXPECT_EQ(reader.reuse_distances, (std::vector<double>(4, 0.0)));
+  const ThreadFeatures& writer = w.threads[1];
+  EXPECT_EQ(writer.counts[at(OpCategory::kSync)], 50);
+  EXPECT_EQ(writer.counts[at(OpCategory::kWrite)], 50);
+  EXPECT_LT(writer.sequential, 10u);
+  EXPECT_EQ(writer.eof_sessions, 0u);
+  EXPECT_EQ(writer.partial_session_transfers, (std::vector<double>(5, 10.0)));
+}
+
+}  // namespace
+}  // namespace rastro::characterize

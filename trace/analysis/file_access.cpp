@@ -1,0 +1,168 @@
+#include "trace/analysis/file_access.h"
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "trace/syscalls/syscall_table.h"
+
+namespace rastro::trace {
+namespace {
+
+// Syscall numbers (x86_64) whose meaning the reduction needs beyond their table classes.
+constexpr int kClose = 3, kLseek = 8, kDup = 32, kDup2 = 33, kFsync = 74, kFdatasync = 75,
+              kSyncFileRange = 277, kDup3 = 292;
+
+bool opens_a_file(const SyscallInfo& s) {
+  if (s.ret != ReturnKind::kFd) return false;
+  return std::find(s.args.begin(), s.args.end(), ArgType::kPath) != s.args.end();
+}
+
+const Arg* find_arg(const Event& e, ArgType type) {
+  for (int i = 0; i < e.nargs; ++i)
+    if (e.arg(i).type == type) return &e.arg(i);
+  return nullptr;
+}
+
+class Reducer {
+ public:
+  explicit Reducer(const Trace& t) : t_(t) {}
+
+  FileAccessLog run() {
+    for (size_t i = 0; i < t_.events.size(); ++i) on_event(i, t_.events[i]);
+    return std::move(log_);
+  }
+
+ private:
+  struct Descriptor {
+    uint32_t file = 0;
+    uint64_t position = 0;
+    bool append = false;
+  };
+  using Key = std::pair<int32_t, int64_t>;  // (pid, fd): threads share their process's table
+
+  uint32_t file_id(std::string_view name) {
+    auto [it, added] = ids_.try_emplace(std::string(name), static_cast<uint32_t>(log_.files.size()));
+    if (added) {
+      log_.files.emplace_back(name);
+      extent_.push_back(0);
+    }
+    return it->second;
+  }
+
+  // The descriptor an fd argument names; created on first sight (opened before the trace).
+  Descriptor& descriptor(const Event& e, const Arg& fd) {
+    Key key{e.pid, fd.value};
+    auto it = fds_.find(key);
+    if (it == fds_.end()) {
+      std::string name(t_.str(fd.str));
+      if (name.empty()) {
+        name = fmt::format("pid{}.fd{}", e.pid, fd.value);
+        ++log_.unnamed_fds;
+      }
+      it = fds_.emplace(key, Descriptor{file_id(name), 0, false}).first;
+    } else if (fd.str != kNoStr) {
+      // The recorded fd path is what the kernel reports; it wins over the path given to open.
+      it->second.file = file_id(t_.str(fd.str));
+    }
+    return it->second;
+  }
+
+  void emit(size_t i, const Event& e, AccessKind kind, uint32_t file, uint64_t offset = 0,
+            uint64_t bytes = 0, uint64_t requested = 0) {
+    log_.accesses.push_back({i, e.begin_ns, e.pid, e.tid, kind, file, offset, bytes, requested});
+    if (kind == AccessKind::kRead || kind == AccessKind::kWrite)
+      extent_[file] = std::max(extent_[file], offset + bytes);
+  }
+
+  void on_open(size_t i, const Event& e) {
+    const Arg* path = find_arg(e, ArgType::kPath);
+    const Arg* flags = find_arg(e, ArgType::kOpenFlags);
+    const Arg* dirfd = find_arg(e, ArgType::kDirFd);
+    std::string name(path ? t_.str(path->str) : "");
+    if (!name.empty() && name.front() != '/' && dirfd && dirfd->str != kNoStr)
+      name = fmt::format("{}/{}", t_.str(dirfd->str), name);
+    if (name.empty()) return;
+    uint32_t file = file_id(name);
+    bool append = flags && (flags->value & O_APPEND);
+    fds_[Key{e.pid, e.rvalue}] = Descriptor{file, append ? extent_[file] : 0, append};
+    emit(i, e, AccessKind::kOpen, file);
+  }
+
+  void on_transfer(size_t i, const Event& e, AccessKind kind) {
+    const Arg* fd = find_arg(e, ArgType::kFd);
+    if (!fd || e.rvalue < 0 || (e.rvalue == 0 && kind == AccessKind::kWrite)) return;
+    Descriptor& d = descriptor(e, *fd);
+    const Arg* explicit_offset = find_arg(e, ArgType::kOffset);
+    uint64_t bytes = static_cast<uint64_t>(e.rvalue);
+    uint64_t offset;
+    if (explicit_offset) {
+      offset = static_cast<uint64_t>(std::max<int64_t>(0, explicit_offset->value));
+    } else {
+      if (d.append && kind == AccessKind::kWrite) d.position = extent_[d.file];
+      offset = d.position;
+      d.position += bytes;
+    }
+    const Arg* count = find_arg(e, ArgType::kCount);
+    uint64_t requested = count && count->value > 0 ? static_cast<uint64_t>(count->value) : bytes;
+    emit(i, e, kind, d.file, offset, bytes, requested);
+  }
+
+  void on_event(size_t i, const Event& e) {
+    if (e.flags & kEventUnfinished || e.failed()) return;
+    const SyscallInfo* s = syscall_by_nr(e.nr);
+    if (!s) return;
+    bool reads = s->classes & kClassRead, writes = s->classes & kClassWrite;
+    if (opens_a_file(*s)) return on_open(i, e);
+    if (s->ret == ReturnKind::kCount && reads && writes) {
+      ++log_.skipped_transfers;
+      return;
+    }
+    if (s->ret == ReturnKind::kCount && reads) return on_transfer(i, e, AccessKind::kRead);
+    if (s->ret == ReturnKind::kCount && writes) return on_transfer(i, e, AccessKind::kWrite);
+    const Arg* fd = find_arg(e, ArgType::kFd);
+    if (!fd) return;
+    switch (e.nr) {
+      case kFsync:
+        return emit(i, e, AccessKind::kSync, descriptor(e, *fd).file);
+      case kFdatasync:
+      case kSyncFileRange:
+        return emit(i, e, AccessKind::kDataSync, descriptor(e, *fd).file);
+      case kLseek:
+        descriptor(e, *fd).position = static_cast<uint64_t>(e.rvalue);
+        return;
+      case kDup:
+      case kDup2:
+      case kDup3:
+        if (e.rvalue != fd->value) fds_[Key{e.pid, e.rvalue}] = descriptor(e, *fd);
+        return;
+      case kClose: {
+        auto it = fds_.find(Key{e.pid, fd->value});
+        // A close of a descriptor never used for file data (socket, pipe) is not a file close.
+        if (it == fds_.end()) return;
+        emit(i, e, AccessKind::kClose, it->second.file);
+        fds_.erase(it);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  const Trace& t_;
+  FileAccessLog log_;
+  std::unordered_map<std::string, uint32_t> ids_;
+  std::vector<uint64_t> extent_;  // per file: the largest offset + bytes seen
+  std::map<Key, Descriptor> fds_;
+};
+
+}  // namespace
+
+FileAccessLog file_accesses(const Trace& trace) { return Reducer(trace).run(); }
+
+}  // namespace rastro::trace
