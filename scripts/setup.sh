@@ -10,6 +10,7 @@ PKGS=(
   strace linux-perf bpftrace
   systemtap  # only `stap -p1` (script syntax check) runs on the project kernel: no modules, no headers
   r-base-core
+  openmpi-bin libopenmpi-dev mpich libmpich-dev  # MPI capture (mpi/): both ABIs, tests run real jobs
 )
 missing=()
 for p in "${PKGS[@]}"; do
