@@ -11,6 +11,7 @@ PKGS=(
   systemtap  # only `stap -p1` (script syntax check) runs on the project kernel: no modules, no headers
   r-base-core
   openmpi-bin libopenmpi-dev mpich libmpich-dev  # MPI capture (mpi/): both ABIs, tests run real jobs
+  iproute2 util-linux  # the multi-node tests' simulated hosts: ip netns, veth, unshare --time/--uts
 )
 missing=()
 for p in "${PKGS[@]}"; do
