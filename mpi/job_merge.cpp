@@ -172,6 +172,17 @@ trace::Trace merge_checked(std::vector<trace::Trace> ranks, const std::vector<st
     out.events.push_back(p.event);
   }
   rep.events = out.events.size();
+  // Viewer hints any exporter can use without knowing MPI: track names, and message arrows as
+  // (from seq, to seq) pairs — the send and its matching receive.
+  nlohmann::json flows = nlohmann::json::array();
+  std::map<int64_t, size_t> send_of;
+  for (size_t k = 0; k < all.size(); ++k)
+    if (all[k].op && all[k].op->kind == MpiOpKind::kSend && all[k].event.nargs > kArgMatch)
+      send_of[all[k].event.args[kArgMatch].value] = k;
+  for (size_t k = 0; k < all.size(); ++k)
+    if (all[k].op && all[k].op->kind == MpiOpKind::kRecv && all[k].event.nargs > kArgMatch)
+      if (auto it = send_of.find(all[k].event.args[kArgMatch].value); it != send_of.end())
+        flows.push_back({it->second, k});
 
   // Header: rank 0's, plus the job's clocks and every rank's counters.
   auto& h = out.header;
@@ -196,6 +207,11 @@ trace::Trace merge_checked(std::vector<trace::Trace> ranks, const std::vector<st
     ranks_json.push_back(j);
   }
   h.extra = nlohmann::json::object();
+  nlohmann::json names_json = nlohmann::json::object();
+  for (const auto& rc : rep.ranks)
+    names_json[std::to_string(rc.merged_pid)] = fmt::format("rank {} @ {} (pid {})", rc.rank, rc.host, rc.pid);
+  h.extra["process_names"] = names_json;
+  h.extra["flows"] = flows;
   h.extra["mpi_job"] = {
       {"job", rep.job},
       {"ranks", ranks_json},

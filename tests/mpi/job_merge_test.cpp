@@ -5,7 +5,12 @@
 #include "common/error.h"
 #include "mpi/mpi_ops.h"
 #include "mpi/rank_fold.h"
+#include "trace/exporters/exporter.h"
 #include "trace/syscalls/syscall_table.h"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 namespace rastro::mpi {
 namespace {
@@ -165,6 +170,29 @@ TEST(JobMerge, RefusesWhatIsNotOneWholeJob) {
   auto plain = t;
   plain[1].header.extra.erase("mpi");
   expect_merge_error(plain, names, "rank-1.rastro is not an MPI rank trace");
+}
+
+TEST(JobMerge, PerfettoShowsOneTrackPerRankAndAnArrowPerMessage) {
+  Job j = ring_job();
+  trace::Trace m = merge_ranks(j.folded(), j.names(), nullptr);
+  const std::string path = std::filesystem::temp_directory_path() / ("rastro-merge-" + std::to_string(getpid()) + ".json");
+  trace::chrome_exporter().write(m, path);
+  std::ifstream in(path);
+  auto doc = nlohmann::json::parse(in);
+  std::filesystem::remove(path);
+  std::set<std::string> tracks;
+  int starts = 0, finishes = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["name"] == "process_name") tracks.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "s") ++starts;
+    if (e["ph"] == "f") {
+      ++finishes;
+      EXPECT_EQ(e["bp"], "e");
+    }
+  }
+  EXPECT_EQ(tracks, (std::set<std::string>{"rank 0 @ host0 (pid 100)", "rank 1 @ host1 (pid 100)", "rank 2 @ host2 (pid 100)"}));
+  EXPECT_EQ(starts, 3);
+  EXPECT_EQ(finishes, 3);
 }
 
 TEST(RankFold, AddsMpiEventsSortedAndDropsTheLogsOwnWrites) {
