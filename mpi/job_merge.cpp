@@ -69,6 +69,7 @@ trace::Trace merge_checked(std::vector<trace::Trace> ranks, const std::vector<st
   for (const auto& t : ranks)
     for (const auto& e : t.events) next_free = std::max({next_free, e.pid, e.tid});
   std::vector<std::map<int32_t, int32_t>> pid_map(ranks.size());
+  std::vector<std::set<int32_t>> process_ids(ranks.size());  // pids (not tids) of each rank's trace
   for (const auto& [r, i] : by_rank) {
     *reading = i;
     const auto& m = ranks[i].header.extra["mpi"];
@@ -80,7 +81,10 @@ trace::Trace merge_checked(std::vector<trace::Trace> ranks, const std::vector<st
       rc.model = ClockModel(best_offset(rounds_from(m.at("sync").at("init"))),
                             best_offset(rounds_from(m.at("sync").at("finalize"))));
     std::set<int32_t> own;
-    for (const auto& e : ranks[i].events) own.insert({e.pid, e.tid});
+    for (const auto& e : ranks[i].events) {
+      own.insert({e.pid, e.tid});
+      process_ids[i].insert(e.pid);
+    }
     for (int32_t p : own) {
       int32_t np = p;
       if (pids_taken.count(p)) np = ++next_free;
@@ -207,10 +211,18 @@ trace::Trace merge_checked(std::vector<trace::Trace> ranks, const std::vector<st
     ranks_json.push_back(j);
   }
   h.extra = nlohmann::json::object();
-  nlohmann::json names_json = nlohmann::json::object();
-  for (const auto& rc : rep.ranks)
+  nlohmann::json names_json = nlohmann::json::object(), by_rank_json = nlohmann::json::object(),
+                 by_host_json = nlohmann::json::object();
+  for (const auto& rc : rep.ranks) {
     names_json[std::to_string(rc.merged_pid)] = fmt::format("rank {} @ {} (pid {})", rc.rank, rc.host, rc.pid);
+    const size_t i = by_rank[rc.rank];
+    for (int32_t p : process_ids[i]) {  // the rank's process and every process it started
+      by_rank_json[std::to_string(pid_map[i][p])] = fmt::format("rank {}", rc.rank);
+      by_host_json[std::to_string(pid_map[i][p])] = rc.host;
+    }
+  }
   h.extra["process_names"] = names_json;
+  h.extra["process_groups"] = {{"rank", by_rank_json}, {"host", by_host_json}};
   h.extra["flows"] = flows;
   h.extra["mpi_job"] = {
       {"job", rep.job},

@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "mpi/mpi_ops.h"
 #include "mpi/rank_fold.h"
+#include "trace/analysis/condenser.h"
 #include "trace/exporters/exporter.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -193,6 +194,29 @@ TEST(JobMerge, PerfettoShowsOneTrackPerRankAndAnArrowPerMessage) {
   EXPECT_EQ(tracks, (std::set<std::string>{"rank 0 @ host0 (pid 100)", "rank 1 @ host1 (pid 100)", "rank 2 @ host2 (pid 100)"}));
   EXPECT_EQ(starts, 3);
   EXPECT_EQ(finishes, 3);
+}
+
+TEST(JobMerge, StatsGroupByRankAndHost) {
+  Job j = ring_job();
+  // 12 ranks on two hosts: "rank 10" must come after "rank 2".
+  Job big(std::vector<int64_t>(12, 0));
+  for (size_t r = 0; r < 12; ++r) {
+    big.logs[r].host = r < 6 ? "hostA" : "hostB";
+    big.op(r, "MPI_Barrier", 1'000, 2'000, -1, -1, 0);
+  }
+  trace::Trace m = merge_ranks(big.folded(), big.names(), nullptr);
+  trace::Condensed c = trace::condense(m);
+  ASSERT_EQ(c.by_group.size(), 2u);
+  const auto& hosts = c.by_group[0].group == "host" ? c.by_group[0] : c.by_group[1];
+  const auto& ranks = c.by_group[0].group == "rank" ? c.by_group[0] : c.by_group[1];
+  ASSERT_EQ(ranks.rows.size(), 12u);
+  EXPECT_EQ(ranks.rows[2].key, "rank 2");
+  EXPECT_EQ(ranks.rows[10].key, "rank 10");
+  EXPECT_EQ(ranks.rows[10].count, 1u);
+  ASSERT_EQ(hosts.rows.size(), 2u);
+  EXPECT_EQ(hosts.rows[0].key, "hostA");
+  EXPECT_EQ(hosts.rows[0].count, 6u);
+  EXPECT_EQ(hosts.rows[1].count, 6u);
 }
 
 TEST(RankFold, AddsMpiEventsSortedAndDropsTheLogsOwnWrites) {
