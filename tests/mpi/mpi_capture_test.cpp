@@ -65,15 +65,25 @@ nlohmann::json check_job(const std::string& dir, int ranks, const std::function<
     }
     EXPECT_EQ(t.header.extra["mpi"]["rank"], r);
     EXPECT_EQ(t.header.extra["mpi"]["size"], ranks);
-    bool wrote_own_file = false, sent = false;
+    bool sent = false;
+    int64_t init_end = 0, finalize_begin = 0;
+    std::vector<int64_t> own_file_calls;  // begins of the syscalls on the rank's own file
     for (const auto& e : t.events) {
       const auto name = trace::function_name(e, t.strings);
       for (int a = 0; a < e.nargs; ++a)
-        if (t.str(e.arg(a).str).ends_with("/rank-" + std::to_string(r) + ".dat")) wrote_own_file = true;
+        if (t.str(e.arg(a).str).ends_with("/rank-" + std::to_string(r) + ".dat")) own_file_calls.push_back(e.begin_ns);
+      if (name == "MPI_Init") init_end = e.end_ns;
+      if (name == "MPI_Finalize") finalize_begin = e.begin_ns;
       if (const auto* op = mpi_op_by_name(name); op && op->kind == MpiOpKind::kSend) sent = true;
     }
-    EXPECT_TRUE(wrote_own_file) << "rank " << r;
+    EXPECT_FALSE(own_file_calls.empty()) << "rank " << r;
     EXPECT_TRUE(sent) << "rank " << r;
+    // Syscalls and MPI operations are on one clock: the file I/O happens between MPI_Init and
+    // MPI_Finalize (an eBPF trace left on the kernel's unshifted clock would be 1000·R s off).
+    for (int64_t b : own_file_calls) {
+      EXPECT_GT(b, init_end) << "rank " << r;
+      EXPECT_LT(b, finalize_begin) << "rank " << r;
+    }
   }
 
   auto merge = sh(cli_test::kRastro + " merge " + dir + "/traces -o " + dir + "/job.rastro --json");
