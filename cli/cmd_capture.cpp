@@ -1,12 +1,16 @@
 // `rastro capture -b BACKEND [-o T.rastro] [-e trace=SET] [--drop-caches] [--pin] [--buffer SIZE]
 //  (-- CMD ARGS... | -p PID)`: records the FS syscalls of a command (and every process and thread
 // it creates) or of a running process into one uniform trace; exits with the workload's status.
+// With --mpi it runs as one rank of an MPI job (`mpirun … rastro capture --mpi -o DIR -- APP`):
+// DIR/rank-R.rastro gets the rank's syscalls and MPI operations (docs/multinode.md).
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -20,6 +24,9 @@
 #include "common/drop_caches.h"
 #include "common/env_inventory.h"
 #include "common/units.h"
+#include "mpi/launch_env.h"
+#include "mpi/mpi_log.h"
+#include "mpi/rank_fold.h"
 #include "trace/io/trace_io.h"
 #include "trace/stats.h"
 
@@ -37,8 +44,60 @@ struct Args {
   std::string buffer = "16M";
   int pid = 0;
   bool quiet = false;
+  bool mpi = false;
   std::vector<std::string> command;
 };
+
+// --mpi: where this rank writes, and the interposition library its application gets.
+struct MpiRank {
+  rastro::mpi::LaunchEnv env;
+  std::string trace_path;
+  std::string log_path;
+};
+
+MpiRank prepare_mpi_rank(Args& a) {
+  auto env = rastro::mpi::detect_launch_env([](const char* n) -> const char* { return std::getenv(n); });
+  if (!env)
+    throw Error("capture --mpi: no MPI launcher in the environment (run it as the rank: mpirun … rastro capture "
+                "--mpi -o DIR -- APP)", 2);
+  if (a.pid > 0) throw Error("capture --mpi: give the application after '--' (not -p PID)", 2);
+  std::error_code ec;
+  std::filesystem::create_directories(a.output, ec);
+  if (ec || !std::filesystem::is_directory(a.output))
+    throw Error(fmt::format("capture --mpi: -o {} must be a directory ({})", a.output, ec ? ec.message() : "a file is there"), 2);
+  MpiRank r{*env, fmt::format("{}/rank-{}.rastro", a.output, env->rank), fmt::format("{}/rank-{}.mpi.log", a.output, env->rank)};
+  const std::string lib = rastro::mpi::interposer_path(env->flavor);
+  if (!std::filesystem::exists(lib))
+    throw Error(fmt::format("capture --mpi: the {} interposition library {} is missing (build rastro with that MPI's "
+                            "development package, or set RASTRO_PMPI_LIB)", rastro::mpi::flavor_name(env->flavor), lib), 69);
+  std::filesystem::remove(r.log_path, ec);  // a stale log of an earlier run must not be folded in
+  const char* old = std::getenv("LD_PRELOAD");
+  ::setenv("LD_PRELOAD", (old && *old ? lib + ":" + old : lib).c_str(), 1);
+  ::setenv("RASTRO_MPI_LOG", std::filesystem::absolute(r.log_path).c_str(), 1);
+  a.output = r.trace_path;
+  return r;
+}
+
+// After the rank's capture: its MPI log joins its trace.
+void fold_mpi_rank(const MpiRank& r, const std::string& backend, bool quiet) {
+  if (!std::filesystem::exists(r.log_path))
+    throw Error(fmt::format("capture --mpi: rank {} wrote no MPI log ({}): did the application call MPI_Init?",
+                            r.env.rank, r.log_path));
+  auto log = rastro::mpi::read_rank_log(r.log_path);
+  auto t = rastro::trace::read_trace(r.trace_path);
+  rastro::mpi::FoldOptions fo;
+  fo.log_path = std::filesystem::absolute(r.log_path).string();
+  // eBPF timestamps come from the kernel's clock, which a time namespace does not shift; the
+  // application's (and the log's) CLOCK_MONOTONIC is shifted.
+  if (backend == "ebpf") fo.clock_shift_ns = rastro::mpi::time_namespace_monotonic_offset();
+  auto rep = rastro::mpi::fold_rank_log(t, log, fo);
+  t.header.extra["mpi"]["launcher"] = r.env.launcher;
+  rastro::trace::write_trace(r.trace_path, t);
+  if (!quiet)
+    fmt::print(stderr, "rastro: capture --mpi: rank {} of {} on {}: {} MPI operations{}, in {}\n", log.rank, log.size,
+               log.host, rep.mpi_events, log.finalized ? "" : " (no MPI_Finalize: clock drift not measured)",
+               r.trace_path);
+}
 
 nlohmann::json rusage_delta(const rusage& a, const rusage& b) {
   return {{"voluntary_ctxt_switches", b.ru_nvcsw - a.ru_nvcsw},
@@ -46,7 +105,9 @@ nlohmann::json rusage_delta(const rusage& a, const rusage& b) {
           {"max_rss_kib", b.ru_maxrss}};
 }
 
-void run_capture(const Args& a) {
+void run_capture(Args a) {
+  std::optional<MpiRank> mpi_rank;
+  if (a.mpi) mpi_rank = prepare_mpi_rank(a);
   auto backend = capture::make_backend(a.backend);
   if (!backend) {
     std::string names;
@@ -140,6 +201,7 @@ void run_capture(const Args& a) {
   const std::string reasons = h.lost_reasons.dump();
   const nlohmann::json reason_counts = h.lost_reasons;
   sink->finish();
+  if (mpi_rank) fold_mpi_rank(*mpi_rank, a.backend, a.quiet);
   if (lost > 0) {
     fmt::print(stderr, "rastro: capture -b {}: LOST {} events ({}); {} captured in {}\n", a.backend, lost, reasons,
                captured, a.output);
@@ -168,6 +230,9 @@ rastro::cli::RegisterCommand reg{
        app.add_option("--buffer", a->buffer, "Kernel ring-buffer size (ebpf), e.g. 16M")->capture_default_str();
        app.add_option("-p,--pid", a->pid, "Trace a running process (and its future children)");
        app.add_flag("-q,--quiet", a->quiet, "No summary line");
+       app.add_flag("--mpi", a->mpi,
+                    "Run as one rank of an MPI job (under mpirun/mpiexec/srun): -o is a directory, the rank's trace "
+                    "is DIR/rank-R.rastro with its MPI operations and clock-sync rounds (then: rastro merge DIR)");
        app.add_option("command", a->command, "Command to run (after --)");
        app.callback([a] { run_capture(*a); });
      }}};

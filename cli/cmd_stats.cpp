@@ -1,5 +1,5 @@
 // `rastro stats TRACE [--json] [--top N]`: the condenser (trace/analysis/condenser.h) per
-// function, thread and file, the concurrency-level ECDF (SPEC §6.1) and the header counters
+// function, thread and file (and per rank and host for a merged MPI job), the concurrency-level ECDF (SPEC §6.1) and the header counters
 // (events captured / lost and why, whether the trace is complete). Exit status 2 when the trace
 // file is damaged (the statistics then cover its intact prefix).
 #include <iostream>
@@ -29,6 +29,12 @@ nlohmann::json rows_json(const std::vector<LatencyRow>& rows) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& r : rows) a.push_back(row_json(r));
   return a;
+}
+
+nlohmann::json groups_json(const std::vector<rastro::trace::GroupRows>& groups) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& g : groups) j[g.group] = rows_json(g.rows);
+  return j;
 }
 
 void print_rows(std::string_view title, std::string_view key_name, const std::vector<LatencyRow>& rows,
@@ -84,6 +90,7 @@ rastro::cli::RegisterCommand reg{
                {"by_function", rows_json(c.by_function)},
                {"by_thread", rows_json(c.by_thread)},
                {"by_file", rows_json(c.by_file)},
+               {"by_group", groups_json(c.by_group)},
                {"concurrency",
                 {{"requests", cs.requests},
                  {"mean", cs.mean},
@@ -109,6 +116,7 @@ rastro::cli::RegisterCommand reg{
            print_rows("By function", "function", c.by_function, *top);
            print_rows("By thread", "pid/tid", c.by_thread, *top);
            print_rows("By file", "file", c.by_file, *top);
+           for (const auto& g : c.by_group) print_rows("By " + g.group, g.group, g.rows, *top);
            fmt::print("\nConcurrency level (requests in flight at each request's start, itself "
                       "included): mean {:.3f}, median {}, p99 {}, max {}\n",
                       cs.mean, cs.median, cs.p99, cs.max);

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(strace_import text_trace binary_trace curve_json campaign_config sandbox_resolver replay_plan)
+[ ${#targets[@]} -gt 0 ] || targets=(strace_import text_trace binary_trace curve_json campaign_config sandbox_resolver replay_plan mpi_log)
 build=${RASTRO_FUZZ_BUILD:-build-fuzz}
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -19,7 +19,7 @@ cmake --build "$build" -j2 --target $(printf 'fuzz_%s ' "${targets[@]}")
 
 declare -A max_len=([strace_import]=8192 [text_trace]=8192 [binary_trace]=16384
                     [curve_json]=4096 [campaign_config]=4096 [sandbox_resolver]=1024
-                    [replay_plan]=8192)
+                    [replay_plan]=8192 [mpi_log]=8192)
 status=0
 mkdir -p "$build/fuzz-artifacts"
 for t in "${targets[@]}"; do

@@ -12,6 +12,8 @@ PKGS=(
   r-base-core
   fio  # independent second reference of the capture campaigns (docs/campaign.md); replays iolog/job exports
   libarmadillo-dev  # characterize: k-means / GMM clustering
+  openmpi-bin libopenmpi-dev mpich libmpich-dev  # MPI capture (mpi/): both ABIs, tests run real jobs
+  iproute2 util-linux  # the multi-node tests' simulated hosts: ip netns, veth, unshare --time/--uts
 )
 missing=()
 for p in "${PKGS[@]}"; do

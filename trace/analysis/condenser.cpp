@@ -1,7 +1,9 @@
 #include "trace/analysis/condenser.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <unordered_map>
 
@@ -84,6 +86,58 @@ std::string_view event_file(const Event& e, const StringTable& strings) {
   return {};
 }
 
+namespace {
+
+// "rank 2" before "rank 10": runs of digits compare as numbers.
+bool natural_less(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      std::string_view x = a.substr(i, ie - i), y = b.substr(j, je - j);
+      while (x.size() > 1 && x[0] == '0') x.remove_prefix(1);
+      while (y.size() > 1 && y[0] == '0') y.remove_prefix(1);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = ie, j = je;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i, ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
+std::vector<GroupRows> condense_groups(const Trace& trace) {
+  std::vector<GroupRows> out;
+  const nlohmann::json& extra = trace.header.extra;
+  if (!extra.contains("process_groups") || !extra["process_groups"].is_object()) return out;
+  for (const auto& [group, labels] : extra["process_groups"].items()) {
+    if (!labels.is_object()) continue;
+    std::unordered_map<int32_t, std::string> label_of;
+    for (const auto& [pid, label] : labels.items()) {
+      char* end = nullptr;
+      const long p = std::strtol(pid.c_str(), &end, 10);
+      if (*end == '\0' && label.is_string()) label_of[static_cast<int32_t>(p)] = label.get<std::string>();
+    }
+    std::map<std::string, Acc> acc;
+    for (const Event& e : trace.events)
+      if (auto it = label_of.find(e.pid); it != label_of.end()) acc[it->second].add(e, transferred_bytes(e));
+    GroupRows g{group, {}};
+    for (auto& [label, a] : acc) {
+      a.row.key = label;
+      g.rows.push_back(a.finish());
+    }
+    std::sort(g.rows.begin(), g.rows.end(), [](const LatencyRow& x, const LatencyRow& y) { return natural_less(x.key, y.key); });
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace
+
 Condensed condense(const Trace& trace) {
   Acc total;
   std::unordered_map<std::string_view, Acc> functions, files;
@@ -107,6 +161,7 @@ Condensed condense(const Trace& trace) {
     acc.row.key = fmt::format("{}/{}", k.first, k.second);
     c.by_thread.push_back(acc.finish());
   }
+  c.by_group = condense_groups(trace);
   return c;
 }
 

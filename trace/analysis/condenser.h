@@ -30,13 +30,23 @@ struct LatencyRow {
   int64_t max_ns = 0;
 };
 
+// Rows of one grouping of processes named by the trace header (see condense()).
+struct GroupRows {
+  std::string group;             // "rank", "host", ...
+  std::vector<LatencyRow> rows;  // one per label, labels in natural order ("rank 2" < "rank 10")
+};
+
 struct Condensed {
   LatencyRow total;
   std::vector<LatencyRow> by_function;  // count descending, then name
   std::vector<LatencyRow> by_thread;    // pid, tid ascending
   std::vector<LatencyRow> by_file;      // count descending, then path
+  std::vector<GroupRows> by_group;      // header.extra.process_groups, when the trace has them
 };
 
+// header.extra.process_groups = {"GROUP": {"PID": "LABEL", ...}, ...} (a merged MPI job has
+// "rank" and "host") adds one table per group; events of pids the group does not name are left
+// out of that table.
 Condensed condense(const Trace& trace);
 
 // Bytes moved by a successful data-transfer call, else 0.

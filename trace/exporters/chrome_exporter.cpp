@@ -6,10 +6,16 @@
 //    {"name":"read","cat":"syscall","ph":"X","pid":1,"tid":10,"ts":0.200,"dur":0.300,
 //     "args":{"seq":1,"fd":3,"fd_path":"/a","count":4096,"rvalue":4096}}, ...]}
 //
+// A header may carry viewer hints (`rastro merge` writes them): extra.process_names {pid: label}
+// names process tracks, and extra.flows [[from_seq, to_seq], ...] draws arrows between two events
+// (flow events "s"/"f", e.g. an MPI send to its receive).
+//
 // ts/dur are microseconds (the format's unit) with three decimals, so nanoseconds survive; ts
 // counts from the first event's begin, because doubles of absolute CLOCK_MONOTONIC
 // microseconds would lose the nanoseconds in viewers. The offset is in otherData.ts_origin_ns.
+#include <algorithm>
 #include <cstdio>
+#include <tuple>
 #include <map>
 #include <set>
 
@@ -122,11 +128,18 @@ void ChromeExporter::write(const Trace& trace, const std::string& path) const {
     if (!first) out += ",\n";
     first = false;
   };
+  const nlohmann::json& extra = trace.header.extra;
+  const nlohmann::json* names = extra.contains("process_names") && extra["process_names"].is_object()
+                                    ? &extra["process_names"] : nullptr;
   for (const auto& [pid, tids] : threads) {
     sep();
     out += fmt::format("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":",
                        pid, pid);
-    append_json_string(out, fmt::format("pid {}{}", pid, process_label));
+    const std::string key = std::to_string(pid);
+    if (names && names->contains(key) && (*names)[key].is_string())
+      append_json_string(out, (*names)[key].get<std::string>());
+    else
+      append_json_string(out, fmt::format("pid {}{}", pid, process_label));
     out += "}}";
     for (int32_t tid : tids) {
       sep();
@@ -138,6 +151,27 @@ void ChromeExporter::write(const Trace& trace, const std::string& path) const {
     sep();
     append_event(out, trace, e, origin);
     drain(false);
+  }
+  if (extra.contains("flows") && extra["flows"].is_array()) {
+    uint64_t id = 0;
+    for (const auto& flow : extra["flows"]) {
+      if (!flow.is_array() || flow.size() != 2 || !flow[0].is_number_unsigned() || !flow[1].is_number_unsigned()) continue;
+      const uint64_t from = flow[0].get<uint64_t>(), to = flow[1].get<uint64_t>();
+      if (from >= trace.events.size() || to >= trace.events.size()) continue;  // a hint, never trusted
+      ++id;
+      const Event& a = trace.events[from];
+      const Event& b = trace.events[to];
+      // The arrow leaves where `a` begins and lands inside `b` as close to that as `b` allows.
+      const int64_t land = std::clamp(a.begin_ns, b.begin_ns, std::max(b.begin_ns, b.end_ns));
+      for (const auto& [ph, e, ts] : {std::tuple{"s", &a, a.begin_ns}, std::tuple{"f", &b, land}}) {
+        sep();
+        out += fmt::format("{{\"name\":\"message\",\"cat\":\"flow\",\"ph\":\"{}\",{}\"id\":{},\"pid\":{},\"tid\":{},\"ts\":",
+                           ph, ph[0] == 'f' ? "\"bp\":\"e\"," : "", id, e->pid, e->tid);
+        append_us(out, static_cast<int64_t>(static_cast<uint64_t>(ts) - static_cast<uint64_t>(origin)));
+        out += "}";
+      }
+      drain(false);
+    }
   }
   out += "]}\n";
   drain(true);

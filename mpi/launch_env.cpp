@@ -1,0 +1,75 @@
+#include "mpi/launch_env.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace rastro::mpi {
+
+namespace {
+
+std::optional<int> int_env(const char* (*getenv_fn)(const char*), const char* name) {
+  const char* v = getenv_fn(name);
+  if (!v || !*v) return std::nullopt;
+  char* end = nullptr;
+  const long x = std::strtol(v, &end, 10);
+  if (*end != '\0' || x < 0 || x > (1 << 30)) return std::nullopt;
+  return static_cast<int>(x);
+}
+
+}  // namespace
+
+std::optional<LaunchEnv> detect_launch_env(const char* (*getenv_fn)(const char*)) {
+  struct Source {
+    const char* rank;
+    const char* size;
+    MpiFlavor flavor;
+    const char* launcher;
+  };
+  // Most specific first: Open MPI also sets PMIX_RANK; Slurm's srun may start either MPI.
+  const Source sources[] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", MpiFlavor::kOpenMpi, "Open MPI"},
+      {"PMI_RANK", "PMI_SIZE", MpiFlavor::kMpich, "MPICH (Hydra)"},
+      {"PMIX_RANK", "OMPI_UNIVERSE_SIZE", MpiFlavor::kOpenMpi, "PMIx"},
+      {"SLURM_PROCID", "SLURM_NTASKS", MpiFlavor::kOpenMpi, "Slurm"},
+  };
+  for (const auto& s : sources) {
+    auto rank = int_env(getenv_fn, s.rank);
+    if (!rank) continue;
+    LaunchEnv env;
+    env.rank = *rank;
+    env.size = int_env(getenv_fn, s.size).value_or(0);
+    env.flavor = s.flavor;
+    env.launcher = s.launcher;
+    return env;
+  }
+  return std::nullopt;
+}
+
+const char* flavor_name(MpiFlavor f) { return f == MpiFlavor::kOpenMpi ? "openmpi" : "mpich"; }
+
+std::string interposer_path(MpiFlavor flavor) {
+  if (const char* p = std::getenv("RASTRO_PMPI_LIB"); p && *p) return p;
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string file = std::string("librastro_pmpi_") + flavor_name(flavor) + ".so";
+  return ec ? file : (exe.parent_path() / "lib" / file).string();
+}
+
+int64_t time_namespace_monotonic_offset() {
+  std::ifstream in("/proc/self/timens_offsets");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string clock;
+    int64_t sec = 0, nsec = 0;
+    if (f >> clock >> sec >> nsec && clock == "monotonic") return sec * 1000000000 + nsec;
+  }
+  return 0;
+}
+
+}  // namespace rastro::mpi

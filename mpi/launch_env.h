@@ -1,0 +1,33 @@
+// What an MPI launcher tells a rank through its environment, and which interposition library
+// fits the rank's MPI. `rastro capture --mpi` runs as the rank (mpirun/mpiexec/srun start rastro,
+// rastro starts the application), so it reads these before the application starts.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace rastro::mpi {
+
+enum class MpiFlavor { kOpenMpi, kMpich };
+
+struct LaunchEnv {
+  int rank = -1;
+  int size = 0;
+  MpiFlavor flavor = MpiFlavor::kOpenMpi;
+  std::string launcher;  // "Open MPI", "MPICH (Hydra)", "Slurm", "PMIx"
+};
+
+// From OMPI_COMM_WORLD_RANK/SIZE (Open MPI), PMI_RANK/SIZE (MPICH Hydra), PMIX_RANK, SLURM_PROCID/NTASKS.
+// `getenv` is a parameter so tests can give an environment. nullopt when no launcher is visible.
+std::optional<LaunchEnv> detect_launch_env(const char* (*getenv_fn)(const char*));
+
+// The interposition library for a flavor: $RASTRO_PMPI_LIB when set, else the one built beside the
+// rastro executable (lib/librastro_pmpi_openmpi.so or lib/librastro_pmpi_mpich.so).
+std::string interposer_path(MpiFlavor flavor);
+
+// The monotonic offset of this process's time namespace (/proc/self/timens_offsets), ns; 0 when none.
+int64_t time_namespace_monotonic_offset();
+
+const char* flavor_name(MpiFlavor f);
+
+}  // namespace rastro::mpi
