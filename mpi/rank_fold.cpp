@@ -6,6 +6,7 @@
 
 #include "common/saturating.h"
 #include "mpi/mpi_ops.h"
+#include "trace/stats.h"
 
 namespace rastro::mpi {
 
@@ -86,7 +87,7 @@ FoldReport fold_rank_log(trace::Trace& trace, const RankLog& log, const FoldOpti
   h.events_captured -= std::min(h.events_captured, report.log_io_events_removed);
   if (log.dropped_by_library > 0) {
     h.events_lost += log.dropped_by_library;
-    h.lost_reasons["mpi_records_dropped_by_library"] = log.dropped_by_library;
+    trace::set_lost_reason(h.lost_reasons, trace::kStat_mpi_records_dropped_by_library, log.dropped_by_library);
   }
   return report;
 }

@@ -56,7 +56,10 @@ enum class StatSeverity { kInfo, kDataLoss, kError };
     "eBPF capture: child tasks that got no kernel state (allocation failure); their calls are missing.")  \
   F(stap_malformed_lines, kDataLoss,                                                                       \
     "SystemTap capture: output lines that could not be parsed (dropped); settings.stap.first_malformed "  \
-    "shows the first.")
+    "shows the first.")                                                                                     \
+  F(mpi_records_dropped_by_library, kDataLoss,                                                             \
+    "MPI capture: operations the interposition library could not record (log write failed, or over 4096 " \
+    "nonblocking receives pending at once); cross-rank matches involving them are missing.")
 
 enum StatId : int {
 #define RASTRO_STAT_ENUM(name, sev, desc) kStat_##name,
