@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "campaign/report/svg_plot.h"
-#include "characterize/atomic_text_file.h"
+#include "common/atomic_write.h"
 #include "common/error.h"
 
 namespace rastro::characterize {
@@ -119,13 +119,13 @@ ReportFiles write_report(const std::string& dir, const Characterization& c, cons
       "<h1>Workload characterization of {}</h1><pre>{}</pre>",
       campaign::xml_escape(c.model.source), campaign::xml_escape(report_markdown(c, validation)));
   for (const Plot& p : plots(c)) {
-    write_text_file((d / p.file).string(), p.svg);
+    write_text_atomically((d / p.file).string(), p.svg);
     html += fmt::format("<h2>{}</h2>{}", campaign::xml_escape(p.title), p.svg);
   }
   html += "</body></html>\n";
   ReportFiles out{(d / "characterize.md").string(), (d / "characterize.html").string()};
-  write_text_file(out.markdown, report_markdown(c, validation));
-  write_text_file(out.html, html);
+  write_text_atomically(out.markdown, report_markdown(c, validation));
+  write_text_atomically(out.html, html);
   return out;
 }
 

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "characterize/atomic_text_file.h"
+#include "common/atomic_write.h"
 #include "common/error.h"
 
 namespace rastro::characterize {
@@ -77,27 +77,27 @@ std::string fio_job_text(const WorkloadModel& m, const SynthOptions& o) {
     uint64_t filesize = std::max<uint64_t>(4096, static_cast<uint64_t>(std::llround(c.file_size.mean)));
     uint64_t think_us = static_cast<uint64_t>(std::llround(c.think_ns.mean / 1000.0));
     bool sequential = c.sequential_fraction >= 0.5;
-    auto section = [&](const char* kind, const EmpiricalDistribution& sizes, double bytes, const char* seq_rw,
-                       const char* rand_rw) {
+    auto section = [&](const char* kind, bool writes, const EmpiricalDistribution& sizes, double bytes,
+                       const char* seq_rw, const char* rand_rw) {
       uint64_t io = static_cast<uint64_t>(std::llround(bytes));
       if (io == 0 || sizes.empty()) return;
       std::string s = fmt::format("\n[{}-{}]\nnumjobs={}\nrw={}\nbssplit={}\nio_size={}\nnrfiles={}\nfilesize={}\n",
                                   c.name, kind, threads, sequential ? seq_rw : rand_rw, fio_bssplit(sizes), io,
                                   nrfiles, std::max<uint64_t>(filesize, static_cast<uint64_t>(sizes.atoms.empty() ? sizes.quantiles.back() : sizes.atoms.back())));
       if (think_us > 0) s += fmt::format("thinktime={}\n", think_us);
-      if (std::string(kind) == "write" && c.syncs_per_write > 0)
+      if (writes && c.syncs_per_write > 0)
         s += fmt::format("fsync={}\n", std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(1.0 / c.syncs_per_write))));
       if (o.duration_s) s += fmt::format("runtime={}\ntime_based\n", *o.duration_s);
       job += s;
     };
-    section("read", c.read_size, c.read_bytes_per_thread, "read", "randread");
-    section("write", c.write_size, c.write_bytes_per_thread, "write", "randwrite");
+    section("read", false, c.read_size, c.read_bytes_per_thread, "read", "randread");
+    section("write", true, c.write_size, c.write_bytes_per_thread, "write", "randwrite");
   }
   return job;
 }
 
 void write_fio_job(const std::string& path, const WorkloadModel& m, const SynthOptions& o) {
-  write_text_file(path, fio_job_text(m, o));
+  write_text_atomically(path, fio_job_text(m, o));
 }
 
 }  // namespace rastro::characterize

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "characterize/atomic_text_file.h"
+#include "common/atomic_write.h"
 #include "common/error.h"
 
 namespace rastro::characterize {
@@ -195,6 +195,6 @@ WorkloadModel read_model(const std::string& path) {
   return model_from_json(j, path);
 }
 
-void write_model(const std::string& path, const WorkloadModel& m) { write_text_file(path, to_json(m).dump(2) + "\n"); }
+void write_model(const std::string& path, const WorkloadModel& m) { write_text_atomically(path, to_json(m).dump(2) + "\n"); }
 
 }  // namespace rastro::characterize

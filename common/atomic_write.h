@@ -37,4 +37,9 @@ void write_file_atomically(const std::string& path, Fn&& fn) {
   commit_temp_file(tmp, path);
 }
 
+// The whole of `text` as the file's new content, atomically.
+inline void write_text_atomically(const std::string& path, const std::string& text) {
+  write_file_atomically(path, [&](std::ofstream& out) { out << text; });
+}
+
 }  // namespace rastro

@@ -23,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_write.h"
 #include "common/error.h"
 #include "trace/analysis/file_access.h"
 #include "trace/exporters/export_util.h"
@@ -42,20 +43,6 @@ std::string fio_file_name(size_t index, std::string_view path) {
     name.push_back(plain ? c : '_');
   }
   return name;
-}
-
-void write_text_atomically(const std::string& path, const std::string& text) {
-  std::string tmp = exporters::temp_path_for(path);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error(fmt::format("{}: cannot write", path));
-    }
-  }
-  exporters::commit_temp_file(tmp, path);
 }
 
 class FioIologExporter final : public Exporter {
