@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_write.h"
+
 #include "common/error.h"
 #include "common/json_integer.h"
 
@@ -145,16 +147,7 @@ CalibrationCurve read_curve(const std::string& path) {
 }
 
 void write_curve(const std::string& path, const CalibrationCurve& c) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw Error(fmt::format("{}: cannot write", path));
-    out << to_json(c).dump(2) << "\n";
-    if (!out.flush()) throw Error(fmt::format("{}: write failed", path));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error(fmt::format("{}: cannot rename into place: {}", path, ec.message()));
+  write_text_atomically(path, to_json(c).dump(2) + "\n");
 }
 
 }  // namespace rastro::calibration

@@ -16,6 +16,7 @@
 #include "campaign/subprocess.h"
 #include "capture/common/backend.h"
 #include "common/background_load.h"
+#include "common/drop_caches.h"
 #include "common/env_inventory.h"
 #include "common/error.h"
 #include "trace/analysis/concurrency.h"
@@ -30,12 +31,6 @@ namespace {
 constexpr double kRunTimeout = 900;  // seconds; a run taking longer is killed and retried
 
 bool is_root() { return geteuid() == 0; }
-
-void drop_caches() {
-  ::sync();
-  std::ofstream out("/proc/sys/vm/drop_caches");
-  out << "3\n";
-}
 
 std::string tail(const std::string& s, size_t n = 600) { return s.size() > n ? "…" + s.substr(s.size() - n) : s; }
 
@@ -144,7 +139,9 @@ class ProcessExecutor final : public RunExecutor {
   }
 
   void maybe_drop_caches() const {
-    if (config_.drop_caches && is_root()) drop_caches();
+    if (!config_.drop_caches || !is_root()) return;
+    // A run whose caches could not be dropped is not in the cell's cache state: it fails, named.
+    if (auto dropped = rastro::drop_caches(); !dropped.ok()) throw StepFailure{"drop caches: " + dropped.error()};
   }
 
   uint64_t run_seed(const RunSpec& run) const { return config_.seed * 1000003u + static_cast<uint64_t>(run.replicate) + 1; }

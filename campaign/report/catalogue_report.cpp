@@ -14,6 +14,7 @@
 #include "campaign/report/cell_reference.h"
 #include "campaign/report/html_report.h"
 #include "campaign/report/markdown_report.h"
+#include "common/atomic_write.h"
 #include "common/error.h"
 
 namespace rastro::campaign {
@@ -228,15 +229,7 @@ nlohmann::json build_catalogue(const std::vector<CampaignResults>& campaigns) {
 ReportFiles write_report(const std::string& dir, const std::vector<CampaignResults>& campaigns) {
   std::filesystem::create_directories(dir);
   ReportFiles files{dir + "/results.csv", dir + "/catalogue.json", dir + "/catalogue.md", dir + "/index.html"};
-  auto write = [](const std::string& path, const std::string& text) {
-    std::string tmp = path + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << text;
-      if (!out) throw Error(fmt::format("{}: cannot write", tmp));
-    }
-    std::filesystem::rename(tmp, path);
-  };
+  auto write = [](const std::string& path, const std::string& text) { write_text_atomically(path, text); };
   nlohmann::json catalogue = build_catalogue(campaigns);
   // One results file per campaign: `rastro analyze` on it reproduces that campaign's entries.
   if (campaigns.size() == 1) {
