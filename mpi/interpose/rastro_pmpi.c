@@ -178,7 +178,7 @@ static void start_log(int64_t begin, int rc) {
   fprintf(log_file, "rastro-mpi 1\nrank %d %d %s %ld\n", world_rank, world_size, host, (long)getpid());
   PMPI_Comm_dup(MPI_COMM_WORLD, &sync_comm);
   // One job id for every rank, whatever the launcher: rank 0's host, pid and clock, broadcast.
-  char job[128] = {0};
+  char job[384] = {0};  // host (up to 255) + pid + clock
   if (world_rank == 0) snprintf(job, sizeof job, "%s-%ld-%lld", host, (long)getpid(), (long long)now_ns());
   PMPI_Bcast(job, (int)sizeof job, MPI_CHAR, 0, sync_comm);
   job[sizeof job - 1] = 0;
