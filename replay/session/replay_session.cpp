@@ -1,6 +1,7 @@
 #include "replay/session/replay_session.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -51,6 +52,10 @@ void prepare_root(const SessionOptions& o) {
 }
 
 ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, const EngineRunner& engine) {
+  // A traced program that wrote to a pipe whose reader had gone got EPIPE (and survived: its
+  // later calls are in the trace). The replayer must get the same EPIPE, not die of SIGPIPE —
+  // for every engine and the compiled replayer, which all run through here.
+  ::signal(SIGPIPE, SIG_IGN);
   prepare_root(o);
   std::vector<std::string> warnings = o.warnings;
   SandboxResolver sandbox(o.root);

@@ -5,6 +5,8 @@
 // fs-ordering dependency, and leave everything outside the sandbox root as it was.
 #include <sys/stat.h>
 
+#include <cerrno>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -148,3 +150,44 @@ TEST(InferCli, FiguresCountEveryRequestAndThePlanJsonListsThem) {
 }
 
 }  // namespace
+
+// A program that writes to a pipe whose reader has gone, survives the EPIPE (Python ignores
+// SIGPIPE) and goes on: every replayer must get the same EPIPE and finish, not die of SIGPIPE
+// (exit 141, no output trace, no summary — what all three replayers did before).
+class ReplayBrokenPipe : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReplayBrokenPipe, TheWriteGetsEpipeAndTheReplayFinishes) {
+  // Debian's interpreter, not a version manager's shell shim (whose own calls would swamp the trace).
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (sh("command -v " + python).status != 0) GTEST_SKIP() << "python3 is not installed";
+  TempDir d("rastro-epipe");
+  const std::string prog = d.path + "/epipe.py", trace = d.path + "/epipe.rastro";
+  std::ofstream(prog) << "import os\n"
+                         "r, w = os.pipe()\n"
+                         "os.close(r)\n"
+                         "try:\n"
+                         "    os.write(w, b'x' * 16)\n"
+                         "except BrokenPipeError:\n"
+                         "    pass\n"
+                         "open('" << d.path << "/after.txt', 'w').write('survived\\n')\n";
+  const auto cap = sh("ASAN_OPTIONS=detect_leaks=0 " + kRastro + " capture -b ptrace -q -o " + trace + " -- " + python + " " + prog);
+  ASSERT_EQ(cap.status, 0) << cap.out;
+  const std::string out = d.path + "/out.rastro", summary = d.path + "/summary.json";
+  const auto rep = sh(kRastro + " replay -O fs -T fullspeed -e " + GetParam() + " --root " + d.path + "/root --init " +
+                      trace + " -o " + out + " --summary-json " + summary);
+  ASSERT_EQ(rep.status, 0) << rep.out;
+  const auto s = nlohmann::json::parse(slurp(summary));
+  // The write the program saw fail with EPIPE failed with EPIPE in the replay too.
+  const auto replayed = rastro::trace::read_trace(out);
+  int epipe_writes = 0;
+  for (const auto& e : replayed.events)
+    if ((e.flags & rastro::trace::kEventReplayed) && e.expected_rvalue == -EPIPE) {
+      ++epipe_writes;
+      EXPECT_EQ(e.rvalue, -EPIPE) << rastro::trace::function_name(e, replayed.strings);
+    }
+  EXPECT_EQ(epipe_writes, 1) << s.dump();
+  // The call after the broken pipe was replayed too: the file exists inside the root.
+  EXPECT_TRUE(fs::exists(d.path + "/root" + d.path + "/after.txt")) << s.dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, ReplayBrokenPipe, ::testing::Values("workers", "coordinator"));
