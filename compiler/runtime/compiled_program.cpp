@@ -16,6 +16,7 @@
 #include "replay/runtime/process_state.h"
 #include "replay/runtime/request_runner.h"
 #include "replay/session/replay_session.h"
+#include "replay/session/session_flags.h"
 
 namespace rastro::compiled {
 
@@ -173,13 +174,7 @@ int compiled_main(int argc, char** argv, const CompiledTrace& ct) {
                            "sandbox root and writes the replayed trace in the uniform format.",
                            ct.source, ct.ordering, ct.timing),
                "replay"};
-  app.add_option("--root", o.root, "Sandbox root: every traced path is mapped inside it")->required();
-  app.add_flag("--init", o.init, "Create the initial files/directories the trace needs inside the root");
-  app.add_flag("--force", o.force, "Replay into a non-empty root as it is");
-  app.add_flag("--drop-caches", o.drop_caches, "sync and drop page/dentry/inode caches before the run");
-  app.add_flag("--rt", o.realtime, "Run replay threads with SCHED_FIFO (warns if not permitted)");
-  app.add_option("-o,--output", o.out, "Replayed trace (.rastro, .tsv, .csv)")->required();
-  app.add_option("--summary-json", o.summary_json, "Write the end-of-run summary as JSON");
+  replay::add_session_flags(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -410,7 +410,13 @@ InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& 
         break;
       }
       case InitEntry::Kind::kFile: {
-        int fd = sandbox.open(e.path, O_CREAT | O_WRONLY, e.mode);
+        // A file already in the root (a --force root) is kept exactly as it is: init never
+        // replaces, truncates, extends or re-moulds a file it did not create.
+        int fd = sandbox.open(e.path, O_CREAT | O_EXCL | O_WRONLY, e.mode);
+        if (fd == -EEXIST) {
+          ++rep.kept;
+          break;
+        }
         if (fd < 0) {
           problem(e, -fd);
           break;
@@ -421,7 +427,7 @@ InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& 
           problem(e, errno);
           break;
         }
-        // Only exec bits are added to a file already there (a --force root keeps its modes).
+        // The mode asked for may be masked by the umask; the exec bits matter (a traced execve).
         const mode_t exec_bits = e.mode & 0111;
         if ((st.st_mode & exec_bits) != exec_bits && fchmod(fd, (st.st_mode & 07777) | exec_bits) != 0) {
           problem(e, errno);

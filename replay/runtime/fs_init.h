@@ -44,6 +44,7 @@ InitPlan plan_initial_state(const trace::Trace& trace);
 struct InitReport {
   uint64_t dirs = 0, files = 0, symlinks = 0, bytes_written = 0;
   uint64_t refused = 0;              // special or corrupt paths not created
+  uint64_t kept = 0;                 // files already in the root, left exactly as they were
   std::vector<std::string> problems; // entries that could not be created, with the reason
 };
 

@@ -1,11 +1,9 @@
 #include "replay/session/replay_session.h"
 
-#include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <cstring>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -15,40 +13,12 @@
 #include "replay/plan/plan_names.h"
 #include "common/drop_caches.h"
 #include "replay/runtime/fs_init.h"
+#include "replay/session/root_guard.h"
 
 namespace rastro::replay {
 
-namespace {
-
-bool dir_is_empty(const std::string& path) {
-  DIR* d = opendir(path.c_str());
-  if (!d) throw Error(fmt::format("--root '{}': {}", path, std::strerror(errno)));
-  bool empty = true;
-  while (dirent* e = readdir(d)) {
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
-      empty = false;
-      break;
-    }
-  }
-  closedir(d);
-  return empty;
-}
-
-}  // namespace
-
 void prepare_root(const SessionOptions& o) {
-  struct stat st;
-  if (stat(o.root.c_str(), &st) != 0) {
-    if (errno != ENOENT || mkdir(o.root.c_str(), 0755) != 0)
-      throw Error(fmt::format("--root '{}': cannot create it: {}", o.root, std::strerror(errno)));
-    return;
-  }
-  if (!S_ISDIR(st.st_mode)) throw Error(fmt::format("--root '{}': not a directory", o.root));
-  if (!o.init && !o.force && !dir_is_empty(o.root))
-    throw Error(fmt::format(
-        "--root '{}' is not empty: pass --init to add the trace's initial state to it, or --force to "
-        "replay into it as it is (or use an empty directory)",
-        o.root));
+  guard_replay_root(o.root, RootPolicy{.force = o.force, .allow_unsafe_root = o.allow_unsafe_root});
 }
 
 ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, const EngineRunner& engine) {
@@ -64,9 +34,10 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
     InitPlan ip = plan_initial_state(plan.trace);
     InitReport ir = create_initial_state(sandbox, ip);
     init_json = {{"dirs", ir.dirs}, {"files", ir.files}, {"symlinks", ir.symlinks},
-                 {"bytes_written", ir.bytes_written}, {"refused", ir.refused}, {"problems", ir.problems}};
-    fmt::print(stderr, "init: {} directories, {} files ({} bytes), {} symlinks created in {}\n", ir.dirs, ir.files,
-               ir.bytes_written, ir.symlinks, o.root);
+                 {"bytes_written", ir.bytes_written}, {"kept", ir.kept}, {"refused", ir.refused}, {"problems", ir.problems}};
+    fmt::print(stderr, "init: {} directories, {} files ({} bytes), {} symlinks created in {}{}\n", ir.dirs, ir.files,
+               ir.bytes_written, ir.symlinks, o.root,
+               ir.kept ? fmt::format("; {} files already there kept as they are", ir.kept) : std::string());
     for (const auto& p : ir.problems) warnings.push_back("init: " + p);
   }
   if (o.drop_caches) {

@@ -20,7 +20,8 @@ struct SessionOptions {
   std::string out;
   std::string summary_json;
   bool init = false;
-  bool force = false;
+  bool force = false;              // replay into a non-empty rastro root (root_guard.h)
+  bool allow_unsafe_root = false;  // ... even a mount point, a home, or a tree rastro did not make
   bool drop_caches = false;
   bool realtime = false;
   TimingSpec timing;
@@ -32,9 +33,8 @@ struct SessionOptions {
 // Runs the plan in the sandbox; the engine must be ready for a prepared root.
 using EngineRunner = std::function<EngineResult(const Plan&, const SandboxResolver&, const EngineOptions&)>;
 
-// The root must be a directory; a missing one is created (its parent must exist). A non-empty
-// root is refused unless --init or --force says what to do with it: a leftover root from an
-// earlier run would silently change what the replay finds. Throws rastro::Error.
+// Applies the root rules of root_guard.h (a missing root is created and marked; a non-empty one
+// needs --force and must be a rastro root). Throws rastro::Error.
 void prepare_root(const SessionOptions& options);
 
 // The whole session; prints warnings and the summary text, returns the summary.

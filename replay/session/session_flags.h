@@ -1,0 +1,29 @@
+// The command-line flags of a replay session, shared by `rastro replay` and every compiled
+// replayer so both say the same thing about the root and its safety rules (root_guard.h).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "replay/session/replay_session.h"
+
+namespace rastro::replay {
+
+inline void add_session_flags(CLI::App& app, SessionOptions& o) {
+  app.add_option("--root", o.root,
+                 "Sandbox root: every traced path is mapped inside it (a missing or empty directory is "
+                 "made a rastro root)")
+      ->required();
+  app.add_flag("--init", o.init,
+               "Create the initial files/directories the trace needs inside the root (files already there "
+               "are kept as they are)");
+  app.add_flag("--force", o.force, "Replay into a non-empty rastro root (marker .rastro-root) as it is");
+  app.add_flag("--allow-unsafe-root", o.allow_unsafe_root,
+               "With --force: also into a mount point, a home directory or a tree rastro did not make (never /)");
+  app.add_flag("--drop-caches", o.drop_caches, "sync and drop page/dentry/inode caches before the run");
+  app.add_flag("--rt", o.realtime, "Run replay threads SCHED_FIFO (warns if not permitted)");
+  app.add_option("-o,--output", o.out, "Replayed trace (uniform format, replayer-side times: .rastro, .tsv, .csv)")
+      ->required();
+  app.add_option("--summary-json", o.summary_json, "Write the end-of-run summary as JSON");
+}
+
+}  // namespace rastro::replay
