@@ -19,6 +19,7 @@ const std::set<std::string> kInstruments = {"reference", "strace", "ptrace", "eb
 const std::set<std::string> kReplayers = {"workers", "coordinator", "compiled"};
 const std::set<std::string> kOrderings = {"thread", "fs", "temporal"};
 const std::set<std::string> kTimings = {"fullspeed", "timestamp", "think"};
+const std::set<std::string> kCacheStates = {"cold", "warm"};
 
 void check_members(const std::vector<std::string>& values, const std::set<std::string>& allowed,
                    const char* key, const std::string& origin) {
@@ -49,10 +50,12 @@ nlohmann::json CampaignConfig::to_json() const {
           {"replayers", replayers},      {"orderings", orderings},
           {"timings", timings},          {"macro_duration_s", macro_duration_s},
           {"macro_files", macro_files},  {"macro_capture_instrument", macro_capture_instrument},
-          {"drop_caches", drop_caches},  {"seed", seed},
+          {"cache", cache},              {"seed", seed},
           {"retries", retries}};
-  // Only when set: stores of campaigns defined before this key existed still resume.
+  // Only when set: stores of campaigns defined before these keys existed still resume.
   if (fio) j["fio"] = true;
+  if (warmup > 0) j["warmup"] = warmup;
+  if (originals != 1) j["originals"] = originals;
   return j;
 }
 
@@ -70,7 +73,8 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   const std::set<std::string> known = {
       "kind", "types", "levels", "instruments", "backgrounds", "replicates", "ops", "block",
       "file_size", "pauses_us", "replayers", "orderings", "timings", "macro_duration_s",
-      "macro_files", "macro_capture_instrument", "drop_caches", "fio", "seed", "retries"};
+      "macro_files", "macro_capture_instrument", "cache", "drop_caches", "warmup", "originals", "fio", "seed",
+      "retries"};
   for (const auto& [key, value] : j.items())
     if (!known.count(key))
       throw Error(fmt::format("{}: unknown factor '{}' (known: {})", origin, key, fmt::join(known, ", ")));
@@ -120,7 +124,16 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   get("macro_duration_s", c.macro_duration_s);
   get("macro_files", c.macro_files);
   get("macro_capture_instrument", c.macro_capture_instrument);
-  get("drop_caches", c.drop_caches);
+  if (j.contains("drop_caches")) {
+    if (j.contains("cache"))
+      throw Error(fmt::format("{}: give 'cache' or the older 'drop_caches', not both", origin));
+    bool drop = true;
+    get("drop_caches", drop);
+    c.cache = {drop ? "cold" : "warm"};
+  }
+  get("cache", c.cache);
+  get("warmup", c.warmup);
+  get("originals", c.originals);
   get("fio", c.fio);
   get("seed", c.seed);
   get("retries", c.retries);
@@ -129,6 +142,14 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   check_members(c.replayers, kReplayers, "replayers", origin);
   check_members(c.orderings, kOrderings, "orderings", origin);
   check_members(c.timings, kTimings, "timings", origin);
+  check_members(c.cache, kCacheStates, "cache", origin);
+  if (std::set<std::string>(c.cache.begin(), c.cache.end()).size() != c.cache.size())
+    throw Error(fmt::format("{}: 'cache' lists a state twice", origin));
+  if (c.warmup >= c.ops)
+    throw Error(fmt::format("{}: warmup {} must be below ops {} (some requests must be measured)", origin, c.warmup, c.ops));
+  if (c.originals < 1 || c.originals > 64) throw Error(fmt::format("{}: originals must be 1..64", origin));
+  if (c.originals > 1 && c.kind == CampaignKind::kCapture)
+    throw Error(fmt::format("{}: 'originals' applies to replay and macro campaigns", origin));
   for (int l : c.levels)
     if (l < 1 || l > 64) throw Error(fmt::format("{}: level {} is outside 1..64", origin, l));
   for (int b : c.backgrounds)
@@ -213,6 +234,7 @@ CampaignConfig thesis_capture_config() {
   c.ops = 5000;
   c.file_size = 20u << 20;  // > 5000 requests of 4 KiB, so sequential runs never wrap
   c.fio = true;             // the independent second reference (cheap next to strace runs)
+  c.warmup = 100;           // 2 % of each thread's requests: its first blocks and page-table faults
   return c;
 }
 

@@ -32,7 +32,16 @@ struct CampaignConfig {
   double macro_duration_s = 5;
   int macro_files = 200;
   std::string macro_capture_instrument = "ebpf";
-  bool drop_caches = true;
+  // Cache state, an explicit factor of the design: "cold" = page/dentry/inode caches dropped after
+  // the files are laid out (root only), "warm" = the files read once after layout so they are
+  // cached. The legacy key "drop_caches": true/false means ["cold"]/["warm"].
+  std::vector<std::string> cache = {"cold"};
+  // Requests per thread excluded from every measurement at the start of a run (the file's first
+  // blocks, a thread's first page faults): the same count for reference, instrument and replay.
+  uint64_t warmup = 0;
+  // Replay campaigns: independent original runs per cell; replicate r replays original
+  // r mod originals, so the replay reference spreads over several application runs.
+  int originals = 1;
   // Capture: also run fio (campaign/fio_job.h) per cell, alone and under each instrument, as an
   // independent second reference.
   bool fio = false;

@@ -26,13 +26,21 @@ bool selected(const trace::Event& e, const trace::Trace& trace, const EventFilte
   return filter.functions.count(std::string(trace::function_name(e, trace.strings))) > 0;
 }
 
-// Durations of the calls `filter` selects, per thread, in trace order.
-std::map<int, std::vector<double>> durations_by_thread(const trace::Trace& trace, const EventFilter& filter) {
-  std::map<int, std::vector<double>> out;
+// Calls `filter` selects, in trace order, after each thread's first `filter.warmup` of them.
+template <class F>
+void for_each_measured(const trace::Trace& trace, const EventFilter& filter, F&& f) {
+  std::map<int, uint64_t> seen;
   for (const auto& e : trace.events) {
     if (!selected(e, trace, filter)) continue;
-    out[e.tid].push_back(static_cast<double>(e.duration_ns()));
+    if (seen[e.tid]++ < filter.warmup) continue;
+    f(e);
   }
+}
+
+// Durations of the calls `filter` measures, per thread, in trace order.
+std::map<int, std::vector<double>> durations_by_thread(const trace::Trace& trace, const EventFilter& filter) {
+  std::map<int, std::vector<double>> out;
+  for_each_measured(trace, filter, [&](const trace::Event& e) { out[e.tid].push_back(static_cast<double>(e.duration_ns())); });
   return out;
 }
 
@@ -40,10 +48,7 @@ std::map<int, std::vector<double>> durations_by_thread(const trace::Trace& trace
 
 ResponseTimes response_times(const trace::Trace& trace, const EventFilter& filter) {
   ResponseTimes r;
-  for (const auto& e : trace.events) {
-    if (!selected(e, trace, filter)) continue;
-    r.ns.push_back(static_cast<double>(e.duration_ns()));
-  }
+  for_each_measured(trace, filter, [&](const trace::Event& e) { r.ns.push_back(static_cast<double>(e.duration_ns())); });
   // Durations are integers, so these never fail for a non-empty sample; n = 1 has no spread.
   if (auto m = metrology::mean(r.ns)) r.mean = *m;
   if (auto sd = metrology::sample_sd(r.ns)) r.sd = *sd;

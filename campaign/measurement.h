@@ -2,6 +2,7 @@
 // result is the mean response time of its requests of one operation class.
 #pragma once
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ struct EventFilter {
   std::set<int> tids;               // empty = any thread
   bool successful_only = true;
   bool skip_replay_skipped = true;
+  uint64_t warmup = 0;              // the first N selected calls of each thread are not counted
 };
 
 ResponseTimes response_times(const trace::Trace& trace, const EventFilter& filter);

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "campaign/cache_state.h"
 #include "campaign/fio_job.h"
 #include "campaign/measurement.h"
 #include "campaign/run_executor.h"
@@ -138,10 +139,19 @@ class ProcessExecutor final : public RunExecutor {
             "--dir", data_dir, "--seed", std::to_string(seed)};
   }
 
-  void maybe_drop_caches() const {
-    if (!config_.drop_caches || !is_root()) return;
-    // A run whose caches could not be dropped is not in the cell's cache state: it fails, named.
+  // Puts the files under `data` into the run's cache state (campaign/cache_state.h). A run whose
+  // caches could not be dropped or read is not in its cell's state: it fails, named. Without root
+  // a cold state cannot be made; the run records that instead of pretending.
+  // Returns what was done, for the run's environment record.
+  std::string set_cache_state(const RunSpec& run, const std::string& data) const {
+    if (run.cache == "warm") {
+      auto bytes = warm_files(data);
+      if (!bytes) throw StepFailure{bytes.error()};
+      return fmt::format("warm ({} bytes read after layout)", *bytes);
+    }
+    if (!is_root()) return "cold requested; caches not dropped (needs root)";
     if (auto dropped = rastro::drop_caches(); !dropped.ok()) throw StepFailure{"drop caches: " + dropped.error()};
+    return "cold (caches dropped after layout)";
   }
 
   uint64_t run_seed(const RunSpec& run) const { return config_.seed * 1000003u + static_cast<uint64_t>(run.replicate) + 1; }
@@ -156,7 +166,7 @@ class ProcessExecutor final : public RunExecutor {
     std::string data = dir + "/data", json = dir + "/fio.json", cap = dir + "/cap.rastro";
     fs::create_directories(data);
     run_step(fio_command(config_, run.type, run.level, data, dir + "/layout.json", true), "fio layout");
-    maybe_drop_caches();
+    outcome.environment["cache_state"] = set_cache_state(run, data);
     auto fio = fio_command(config_, run.type, run.level, data, json, false);
     if (run.instrument == "fio") run_step(fio, "fio");
     else run_step(concat({self_, "capture", "-b", run.instrument.substr(4), "-o", cap, "--"}, fio), run.instrument);
@@ -177,7 +187,7 @@ class ProcessExecutor final : public RunExecutor {
     std::string data = dir + "/data", ref = dir + "/ref.rastro", cap = dir + "/cap.rastro";
     auto bench = micro_args(run, data, run_seed(run));
     run_step(concat(bench, {"--prepare-only"}), "workload preparation");
-    maybe_drop_caches();
+    outcome.environment["cache_state"] = set_cache_state(run, data);
     if (run.instrument == "reference") {
       run_step(concat(bench, {"-o", ref}), "reference workload");
     } else {
@@ -186,18 +196,18 @@ class ProcessExecutor final : public RunExecutor {
     }
     trace::Trace reference = trace::read_trace(ref);
     std::string fn = micro_function(run.type);
-    ResponseTimes ref_rt = response_times(reference, {.functions = {fn}});
+    ResponseTimes ref_rt = response_times(reference, {.functions = {fn}, .warmup = config_.warmup});
     if (run.instrument == "reference") {
       outcome.measurements.push_back(measure(run.type, ref_rt, ref_rt));
       return;
     }
     trace::Trace captured = trace::read_trace(cap);
-    ResponseTimes cap_rt = response_times(captured, {.functions = {fn}, .tids = threads_issuing(reference, fn)});
+    ResponseTimes cap_rt = response_times(captured, {.functions = {fn}, .tids = threads_issuing(reference, fn), .warmup = config_.warmup});
     Measurement m = measure(run.type, cap_rt, ref_rt);
     m.extra["events_lost"] = captured.header.events_lost;
     if (cap_rt.ns.size() != ref_rt.ns.size())
       m.extra["count_mismatch"] = fmt::format("instrument saw {} of {} requests", cap_rt.ns.size(), ref_rt.ns.size());
-    if (auto paired = paired_difference(captured, reference, {.functions = {fn}, .tids = threads_issuing(reference, fn)})) {
+    if (auto paired = paired_difference(captured, reference, {.functions = {fn}, .tids = threads_issuing(reference, fn), .warmup = config_.warmup})) {
       m.extra["recording_ns"] = paired->mean_ns;
       m.extra["paired_n"] = paired->n;
     } else {
@@ -206,20 +216,26 @@ class ProcessExecutor final : public RunExecutor {
     outcome.measurements.push_back(std::move(m));
   }
 
-  // The original trace a replay cell replays: made once, kept in the work dir (resumable).
+  // The original traces a replay cell replays: `originals` independent application runs (seeds
+  // differ), each made once and kept in the work dir (resumable); replicate r replays original
+  // r mod originals, so the replay reference spreads over them (cell_reference.h).
+  int original_index(const RunSpec& run) const { return run.replicate % config_.originals; }
+  uint64_t original_seed(const RunSpec& run) const { return config_.seed + 7919u * static_cast<uint64_t>(original_index(run)); }
   std::string original_trace(const RunSpec& run) {
-    std::string path = fmt::format("{}/originals/{}-L{}-B{}-P{}.rastro", work_, run.type, run.level, run.background, run.pause_us);
+    std::string path = fmt::format("{}/originals/{}-L{}-B{}-P{}{}{}.rastro", work_, run.type, run.level, run.background,
+                                   run.pause_us, run.cache == "cold" ? "" : "-" + run.cache,
+                                   config_.originals > 1 ? fmt::format("-O{}", original_index(run)) : "");
     if (fs::exists(path)) return path;
     fs::create_directories(work_ + "/originals");
     std::string data = work_ + "/originals/data", tmp = path + ".tmp";
     std::error_code ec;
     fs::remove_all(data, ec);
     if (run.type == "fileserver") {
-      run_step(macro_args(run, data, config_.seed, tmp), "original fileserver run");
+      run_step(macro_args(run, data, original_seed(run), tmp), "original fileserver run");
     } else {
-      auto bench = micro_args(run, data, config_.seed);
+      auto bench = micro_args(run, data, original_seed(run));
       run_step(concat(bench, {"--prepare-only"}), "workload preparation");
-      maybe_drop_caches();
+      set_cache_state(run, data);
       run_step(concat(bench, {"-o", tmp}), "original workload run");
     }
     fs::rename(tmp, path);
@@ -237,7 +253,8 @@ class ProcessExecutor final : public RunExecutor {
   nlohmann::json replay(const RunSpec& run, const std::string& original, const std::string& dir, const std::string& out) {
     std::string root = dir + "/root", summary = dir + "/summary.json";
     std::vector<std::string> common = {"--root", root, "--init", "-o", out, "--summary-json", summary};
-    if (config_.drop_caches && is_root()) common.push_back("--drop-caches");
+    // Cold: the replay drops caches after --init lays the files out; warm: --init just wrote them.
+    if (run.cache == "cold" && is_root()) common.push_back("--drop-caches");
     if (run.instrument == "compiled") {
       std::string bin_dir = fmt::format("{}/compiled/{:016x}", work_, std::hash<std::string>{}(original + run.ordering + run.timing));
       if (!fs::exists(bin_dir + "/replay"))
@@ -265,21 +282,22 @@ class ProcessExecutor final : public RunExecutor {
     std::string original = original_trace(run);
     trace::Trace orig = trace::read_trace(original);
     std::string fn = micro_function(run.type);
-    ResponseTimes orig_rt = response_times(orig, {.functions = {fn}});
+    ResponseTimes orig_rt = response_times(orig, {.functions = {fn}, .warmup = config_.warmup});
     if (run.instrument == "reference") {
       std::string data = dir + "/data", ref = dir + "/ref.rastro";
       auto bench = micro_args(run, data, config_.seed);
       run_step(concat(bench, {"--prepare-only"}), "workload preparation");
-      maybe_drop_caches();
+      outcome.environment["cache_state"] = set_cache_state(run, data);
       run_step(concat(bench, {"-o", ref}), "reference workload");
-      outcome.measurements.push_back(measure(run.type, response_times(trace::read_trace(ref), {.functions = {fn}}), orig_rt));
+      outcome.measurements.push_back(measure(run.type, response_times(trace::read_trace(ref), {.functions = {fn}, .warmup = config_.warmup}), orig_rt));
       return;
     }
     std::string out = dir + "/out.rastro";
     nlohmann::json summary = replay(run, original, dir, out);
     trace::Trace replayed = trace::read_trace(out);
-    Measurement m = measure(run.type, response_times(replayed, {.functions = {fn}}), orig_rt);
+    Measurement m = measure(run.type, response_times(replayed, {.functions = {fn}, .warmup = config_.warmup}), orig_rt);
     add_replay_extras(m, summary);
+    m.extra["originals"] = config_.originals;
     m.extra["concurrency"] = concurrency_histogram(replayed);
     m.extra["concurrency_original"] = concurrency_histogram(orig);
     outcome.measurements.push_back(std::move(m));
@@ -293,8 +311,8 @@ class ProcessExecutor final : public RunExecutor {
     auto measure_classes = [&](const trace::Trace& measured, const trace::Trace& reference, const std::set<int>& tids,
                                const nlohmann::json& extra) {
       for (const auto& [cls, fn] : classes) {
-        Measurement m = measure(cls, response_times(measured, {.functions = {fn}, .tids = tids}),
-                                response_times(reference, {.functions = {fn}}));
+        Measurement m = measure(cls, response_times(measured, {.functions = {fn}, .tids = tids, .warmup = config_.warmup}),
+                                response_times(reference, {.functions = {fn}, .warmup = config_.warmup}));
         for (auto& [k, v] : extra.items()) m.extra[k] = v;
         outcome.measurements.push_back(std::move(m));
       }
@@ -302,7 +320,9 @@ class ProcessExecutor final : public RunExecutor {
     if (run.instrument == "reference" || capture::make_backend(run.instrument)) {
       std::string data = dir + "/data", ref = dir + "/ref.rastro", cap = dir + "/cap.rastro";
       auto bench = macro_args(run, data, run_seed(run), ref);
-      maybe_drop_caches();
+      // The fileserver lays out its own files inside the run: warm has nothing to pre-read.
+      outcome.environment["cache_state"] =
+          run.cache == "cold" ? set_cache_state(run, data) : "warm (the run creates its own files)";
       if (run.instrument == "reference") {
         run_step(bench, "fileserver run");
         trace::Trace r = trace::read_trace(ref);
@@ -323,6 +343,7 @@ class ProcessExecutor final : public RunExecutor {
                             {"concurrency_original", concurrency_histogram(orig)}};
     for (const char* k : {"issue_error_p50_ns", "issue_error_p99_ns", "mismatched", "skipped", "replayed"})
       if (summary.contains(k)) extra[k] = summary[k];
+    extra["originals"] = config_.originals;
     measure_classes(replayed, orig, {}, extra);
   }
 

@@ -157,6 +157,7 @@ std::vector<StoredRun> ResultsStore::runs() const {
       integer("pause_us", &r.spec.pause_us);
       r.spec.ordering = j.value("ordering", "");
       r.spec.timing = j.value("timing", "");
+      r.spec.cache = j.value("cache", "cold");  // stores from before the cache factor were cold
       integer("replicate", &r.spec.replicate);
       assign_keys(r.spec);
       r.status = st.column_text(2);

@@ -22,6 +22,7 @@ struct RunSpec {
   int pause_us = 0;
   std::string ordering;    // replay only
   std::string timing;      // replay only
+  std::string cache = "cold";  // cache state: cold (dropped after layout) or warm (files read once)
   int replicate = 0;
 
   // The name the catalogue groups this run under: e.g. "ebpf", "workers/fs/fullspeed".

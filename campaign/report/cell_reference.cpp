@@ -15,6 +15,7 @@ std::string type_label(const RunSpec& spec, const std::string& measured_type) {
   std::string t = measured_type;
   std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   if (spec.pause_us > 0) t += fmt::format("+{}us", spec.pause_us);
+  if (spec.cache != "cold") t += "(" + spec.cache + ")";  // a cache state is a different cell
   return t;
 }
 
@@ -48,9 +49,13 @@ std::map<std::string, CellReference> cell_references(const std::vector<StoredRun
 
 RowReference row_reference(const RunSpec& run, const Measurement& m, const CellReference& cell) {
   if (!cell.mean || !cell.sd) return {};
-  // A replayer replays one original run: its reference is that run's timing, uncertain by the
-  // spread of one run of the application.
-  if (!run.ordering.empty()) return {m.reference, *cell.sd};
+  // A replayer replays an original run: its reference is that run's timing. The cell's replays
+  // spread over `originals` independent originals, so the mean reference they are compared with
+  // is uncertain by the spread of one application run over √originals.
+  if (!run.ordering.empty()) {
+    const double originals = m.extra.is_object() ? m.extra.value("originals", 1.0) : 1.0;
+    return {m.reference, *cell.sd / std::sqrt(std::max(1.0, originals))};
+  }
   return {*cell.mean, *cell.sd / std::sqrt(static_cast<double>(cell.n))};
 }
 

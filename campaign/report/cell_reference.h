@@ -5,8 +5,9 @@
 //   reference runs of the cell, which the runner interleaves with the instrument runs in the same
 //   randomised order; u = s/√n_ref from their run-to-run spread, never from the requests inside
 //   one run (those are not independent draws: readahead makes the same reads slow every time).
-// - Replayers: the original trace's application-level timing (thesis §6.1.4), one run of the
-//   application, so u = s of the uninstrumented runs of the cell (the spread of one original).
+// - Replayers: the original trace's application-level timing (thesis §6.1.4); with `originals`
+//   independent original runs per cell, u = s/√originals, s from the uninstrumented runs of the
+//   cell (one original: the spread of one run).
 // - fio under an instrument: the cell's runs of fio alone (the slowdown fio sees).
 // A cell with fewer than two reference runs has no reference: its bias stays undefined.
 #pragma once
@@ -32,7 +33,8 @@ struct RowReference {
   double u = 0;
 };
 
-// The catalogue's name of a measured type: upper case, with the pause ("SR", "SW+10us", "READ").
+// The catalogue's name of a measured type: upper case, with the pause and a cache state other than
+// cold ("SR", "SW+10us", "READ", "SR(warm)").
 std::string type_label(const RunSpec& spec, const std::string& measured_type);
 
 // Which runs are the reference of an instrument's runs: "reference" (the uninstrumented benchmark),

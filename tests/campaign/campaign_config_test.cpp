@@ -113,3 +113,55 @@ TEST(RunMatrix, FioCrossCheckAddsFioAloneAndUnderEachInstrument) {
 
 }  // namespace
 }  // namespace rastro::campaign
+
+namespace rastro::campaign {
+namespace {
+
+TEST(CampaignConfig, CacheStateIsAFactorAndDropCachesItsOlderSpelling) {
+  auto cold = config_from_json(nlohmann::json::parse(R"({"kind":"capture","drop_caches":true})"), "c");
+  EXPECT_EQ(cold.cache, std::vector<std::string>{"cold"});
+  auto warm = config_from_json(nlohmann::json::parse(R"({"kind":"capture","drop_caches":false})"), "c");
+  EXPECT_EQ(warm.cache, std::vector<std::string>{"warm"});
+  auto both = config_from_json(nlohmann::json::parse(R"({"kind":"capture","cache":["warm","cold"]})"), "c");
+  EXPECT_EQ(both.cache, (std::vector<std::string>{"warm", "cold"}));
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"cache":["cold"],"drop_caches":true})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"cache":["tepid"]})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"cache":["cold","cold"]})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"cache":[]})"), "c"), Error);
+}
+
+TEST(CampaignConfig, WarmupAndOriginalsAreChecked) {
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"ops":100,"warmup":100})"), "c"), Error);
+  EXPECT_EQ(config_from_json(nlohmann::json::parse(R"({"ops":100,"warmup":99})"), "c").warmup, 99u);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"kind":"capture","originals":3})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"kind":"replay","originals":0})"), "c"), Error);
+  EXPECT_EQ(config_from_json(nlohmann::json::parse(R"({"kind":"replay","originals":3})"), "c").originals, 3);
+  // Defaults are not written, so the definition of a campaign that does not use them is unchanged.
+  auto j = default_config(CampaignKind::kReplay).to_json();
+  EXPECT_FALSE(j.contains("warmup"));
+  EXPECT_FALSE(j.contains("originals"));
+  EXPECT_EQ(j["cache"], nlohmann::json::array({"cold"}));
+  EXPECT_EQ(thesis_capture_config().warmup, 100u);
+}
+
+TEST(RunMatrix, EachCacheStateIsItsOwnCellAndColdKeysKeepTheirForm) {
+  CampaignConfig c = quick_config(CampaignKind::kCapture);
+  const size_t one_state = expand_runs(c).size();
+  c.cache = {"cold", "warm"};
+  auto runs = expand_runs(c);
+  ASSERT_EQ(runs.size(), 2 * one_state);
+  size_t warm = 0;
+  for (const auto& r : runs) {
+    if (r.cache == "warm") {
+      ++warm;
+      EXPECT_NE(r.cell.find("|warm"), std::string::npos) << r.cell;
+    } else {
+      EXPECT_EQ(r.cache, "cold");
+      EXPECT_EQ(r.cell.find("cold"), std::string::npos) << r.cell;  // a store made before the factor resumes
+    }
+  }
+  EXPECT_EQ(warm, one_state);
+}
+
+}  // namespace
+}  // namespace rastro::campaign

@@ -70,3 +70,29 @@ TEST(CellReference, CellsSeparateTypePauseLevelAndBackground) {
 
 }  // namespace
 }  // namespace rastro::campaign
+
+namespace rastro::campaign {
+namespace {
+
+TEST(CellReference, AWarmCellIsNotTheColdCell) {
+  RunSpec cold{.instrument = "reference", .type = "sr", .level = 1};
+  RunSpec warm = cold;
+  warm.cache = "warm";
+  EXPECT_EQ(type_label(cold, "sr"), "SR");
+  EXPECT_EQ(type_label(warm, "sr"), "SR(warm)");
+  EXPECT_NE(cell_key("reference", cold, "sr"), cell_key("reference", warm, "sr"));
+}
+
+TEST(CellReference, SeveralOriginalsShrinkTheReplayReferenceUncertainty) {
+  std::vector<StoredRun> runs = {run("reference", 0, 100, 100), run("reference", 1, 110, 110),
+                                 run("reference", 2, 120, 120)};
+  const CellReference c = cell_references(runs).at(cell_key("reference", runs[0].spec, "sr"));
+  StoredRun replay = run("workers", 0, 130, 125, "fs");
+  replay.measurements[0].extra["originals"] = 4;
+  RowReference r = row_reference(replay.spec, replay.measurements[0], c);
+  EXPECT_DOUBLE_EQ(*r.value, 125);
+  EXPECT_DOUBLE_EQ(r.u, 10 / 2.0);  // s / √4
+}
+
+}  // namespace
+}  // namespace rastro::campaign

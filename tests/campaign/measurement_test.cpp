@@ -48,3 +48,26 @@ TEST(Measurement, RefusesToPairTracesHoldingDifferentCalls) {
 
 }  // namespace
 }  // namespace rastro::campaign
+
+namespace rastro::campaign {
+namespace {
+
+TEST(Measurement, WarmupDropsTheFirstCallsOfEachThread) {
+  trace::Trace t;
+  // Thread 1: 100 then 10, 20; thread 2: 90 then 30. The slow first call of each is warm-up.
+  t.events = {call(1, 0, 100), call(2, 0, 90), call(1, 200, 210), call(2, 300, 330), call(1, 400, 420)};
+  auto r = response_times(t, {.functions = {"read"}, .warmup = 1});
+  ASSERT_EQ(r.ns.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.mean, 20);
+  EXPECT_EQ(response_times(t, {.functions = {"read"}, .warmup = 3}).ns.size(), 0u);
+  // Pairing skips the same calls on both sides.
+  trace::Trace cap;
+  cap.events = {call(1, 0, 500), call(2, 0, 400), call(1, 200, 212), call(2, 300, 332), call(1, 400, 422)};
+  auto d = paired_difference(cap, t, {.functions = {"read"}, .warmup = 1});
+  ASSERT_TRUE(d.ok()) << d.error();
+  EXPECT_EQ(d->n, 3u);
+  EXPECT_DOUBLE_EQ(d->mean_ns, 2);
+}
+
+}  // namespace
+}  // namespace rastro::campaign

@@ -90,4 +90,51 @@ TEST(ValidateCli, TinyCaptureCampaignProducesAConsistentCatalogue) {
   fs::remove_all(dir);
 }
 
+// Cache state as a factor, warm-up exclusion and two originals per replay cell, in a real tiny
+// replay campaign: a warm cell beside the cold one, each run saying what it did to the caches,
+// replays spread over both originals, and the catalogue still reproduced by `rastro analyze`.
+TEST(ValidateCli, ReplayCampaignWithCacheStatesWarmupAndTwoOriginals) {
+  fs::path dir = fs::temp_directory_path() / ("rastro-validate-cache-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "c.json") << R"({"kind":"replay","types":["sr"],"levels":[1],"backgrounds":[0],"replicates":2,)"
+                                << R"("ops":200,"warmup":20,"file_size":1048576,"cache":["cold","warm"],"originals":2,)"
+                                << R"("pauses_us":[0],"replayers":["workers"],"orderings":["fs"],"timings":["fullspeed"]})";
+  int st = 0;
+  run(std::string(RASTRO_EXE) + " validate replay --no-progress --config " + (dir / "c.json").string() + " -o " +
+          (dir / "out").string(),
+      &st);
+  ASSERT_EQ(st, 0);
+  // Two originals per cache state, made with different seeds.
+  std::set<std::string> originals;
+  for (const auto& f : fs::directory_iterator(dir / "out/work/originals"))
+    if (f.path().extension() == ".rastro") originals.insert(f.path().filename().string());
+  EXPECT_EQ(originals, (std::set<std::string>{"sr-L1-B0-P0-O0.rastro", "sr-L1-B0-P0-O1.rastro",
+                                              "sr-L1-B0-P0-warm-O0.rastro", "sr-L1-B0-P0-warm-O1.rastro"}));
+  auto cat = nlohmann::json::parse(slurp((dir / "out/catalogue.json").string()));
+  std::set<std::string> types;
+  for (const auto& inst : cat["instruments"])
+    for (const auto& e : inst["entries"]) types.insert(inst["instrument"].get<std::string>() + " " + e["type"].get<std::string>());
+  EXPECT_TRUE(types.count("workers/fs/fullspeed SR")) << cat.dump();
+  EXPECT_TRUE(types.count("workers/fs/fullspeed SR(warm)")) << cat.dump();
+  // Every run recorded the cache state it was in (the store keeps each run's environment).
+  std::string analyzed = run(std::string(RASTRO_EXE) + " analyze --json " + (dir / "out/results.csv").string(), &st);
+  ASSERT_EQ(st, 0);
+  auto entries = nlohmann::json::parse(analyzed);
+  size_t compared = 0;
+  for (const auto& inst : cat["instruments"])
+    for (const auto& e : inst["entries"])
+      for (const auto& a : entries)
+        if (a["instrument"] == e["instrument"] && a["type"] == e["type"] && a["level"] == e["level"]) {
+          EXPECT_EQ(a, e);
+          ++compared;
+        }
+  EXPECT_EQ(compared, types.size());
+  std::string dump = run("sqlite3 " + (dir / "out/results.sqlite").string() + " 'select environment from runs'", &st);
+  ASSERT_EQ(st, 0);
+  EXPECT_NE(dump.find("warm ("), std::string::npos);
+  EXPECT_NE(dump.find(geteuid() == 0 ? "cold (caches dropped" : "cold requested"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 }  // namespace
