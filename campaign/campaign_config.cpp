@@ -56,6 +56,7 @@ nlohmann::json CampaignConfig::to_json() const {
   if (fio) j["fio"] = true;
   if (warmup > 0) j["warmup"] = warmup;
   if (originals != 1) j["originals"] = originals;
+  if (!cpus.empty()) j["cpus"] = cpus;
   return j;
 }
 
@@ -73,7 +74,7 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   const std::set<std::string> known = {
       "kind", "types", "levels", "instruments", "backgrounds", "replicates", "ops", "block",
       "file_size", "pauses_us", "replayers", "orderings", "timings", "macro_duration_s",
-      "macro_files", "macro_capture_instrument", "cache", "drop_caches", "warmup", "originals", "fio", "seed",
+      "macro_files", "macro_capture_instrument", "cache", "drop_caches", "warmup", "originals", "cpus", "fio", "seed",
       "retries"};
   for (const auto& [key, value] : j.items())
     if (!known.count(key))
@@ -134,6 +135,7 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   get("cache", c.cache);
   get("warmup", c.warmup);
   get("originals", c.originals);
+  get("cpus", c.cpus);
   get("fio", c.fio);
   get("seed", c.seed);
   get("retries", c.retries);
@@ -147,6 +149,10 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
     throw Error(fmt::format("{}: 'cache' lists a state twice", origin));
   if (c.warmup >= c.ops)
     throw Error(fmt::format("{}: warmup {} must be below ops {} (some requests must be measured)", origin, c.warmup, c.ops));
+  for (int cpu : c.cpus)
+    if (cpu < 0 || cpu >= 1024) throw Error(fmt::format("{}: cpu {} is outside 0..1023", origin, cpu));
+  if (std::set<int>(c.cpus.begin(), c.cpus.end()).size() != c.cpus.size())
+    throw Error(fmt::format("{}: 'cpus' lists a CPU twice", origin));
   if (c.originals < 1 || c.originals > 64) throw Error(fmt::format("{}: originals must be 1..64", origin));
   if (c.originals > 1 && c.kind == CampaignKind::kCapture)
     throw Error(fmt::format("{}: 'originals' applies to replay and macro campaigns", origin));

@@ -42,6 +42,9 @@ struct CampaignConfig {
   // Replay campaigns: independent original runs per cell; replicate r replays original
   // r mod originals, so the replay reference spreads over several application runs.
   int originals = 1;
+  // CPUs the measured processes (workload, instrument, replayer) are pinned to; empty = no
+  // pinning. Background load stays unpinned (it is started before the pinning).
+  std::vector<int> cpus;
   // Capture: also run fio (campaign/fio_job.h) per cell, alone and under each instrument, as an
   // independent second reference.
   bool fio = false;

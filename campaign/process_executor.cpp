@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "campaign/cache_state.h"
+#include "campaign/cpu_pinning.h"
 #include "campaign/fio_job.h"
 #include "campaign/measurement.h"
 #include "campaign/run_executor.h"
@@ -113,6 +114,10 @@ class ProcessExecutor final : public RunExecutor {
       if (run.background > 0)
         load = std::make_unique<BackgroundProcess>(std::vector<std::string>{
             self_, "load", "cpu", "--level", std::to_string(run.background), "--duration", "3600"});
+      // Pinned after the load starts, so the load keeps every CPU and the measured processes
+      // (forked from this thread) keep the pinned ones.
+      ScopedCpuPinning pinning(config_.cpus);
+      if (!config_.cpus.empty()) outcome.environment["cpus_allowed"] = cpus_allowed_list();
       BackgroundLoadRecorder recorder;
       recorder.start();
       if (config_.kind == CampaignKind::kCapture) capture_run(run, dir, outcome);

@@ -142,6 +142,10 @@ TEST(CampaignConfig, WarmupAndOriginalsAreChecked) {
   EXPECT_FALSE(j.contains("originals"));
   EXPECT_EQ(j["cache"], nlohmann::json::array({"cold"}));
   EXPECT_EQ(thesis_capture_config().warmup, 100u);
+  EXPECT_FALSE(j.contains("cpus"));
+  EXPECT_EQ(config_from_json(nlohmann::json::parse(R"({"cpus":[1]})"), "c").cpus, std::vector<int>{1});
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"cpus":[1,1]})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"cpus":[-1]})"), "c"), Error);
 }
 
 TEST(RunMatrix, EachCacheStateIsItsOwnCellAndColdKeysKeepTheirForm) {

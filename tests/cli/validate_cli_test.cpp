@@ -90,7 +90,7 @@ TEST(ValidateCli, TinyCaptureCampaignProducesAConsistentCatalogue) {
   fs::remove_all(dir);
 }
 
-// Cache state as a factor, warm-up exclusion and two originals per replay cell, in a real tiny
+// Cache state as a factor, warm-up exclusion, two originals per replay cell and CPU pinning, in a real tiny
 // replay campaign: a warm cell beside the cold one, each run saying what it did to the caches,
 // replays spread over both originals, and the catalogue still reproduced by `rastro analyze`.
 TEST(ValidateCli, ReplayCampaignWithCacheStatesWarmupAndTwoOriginals) {
@@ -99,7 +99,7 @@ TEST(ValidateCli, ReplayCampaignWithCacheStatesWarmupAndTwoOriginals) {
   fs::create_directories(dir);
   std::ofstream(dir / "c.json") << R"({"kind":"replay","types":["sr"],"levels":[1],"backgrounds":[0],"replicates":2,)"
                                 << R"("ops":200,"warmup":20,"file_size":1048576,"cache":["cold","warm"],"originals":2,)"
-                                << R"("pauses_us":[0],"replayers":["workers"],"orderings":["fs"],"timings":["fullspeed"]})";
+                                << R"("pauses_us":[0],"replayers":["workers"],"orderings":["fs"],"timings":["fullspeed"],"cpus":[0]})";
   int st = 0;
   run(std::string(RASTRO_EXE) + " validate replay --no-progress --config " + (dir / "c.json").string() + " -o " +
           (dir / "out").string(),
@@ -134,6 +134,7 @@ TEST(ValidateCli, ReplayCampaignWithCacheStatesWarmupAndTwoOriginals) {
   ASSERT_EQ(st, 0);
   EXPECT_NE(dump.find("warm ("), std::string::npos);
   EXPECT_NE(dump.find(geteuid() == 0 ? "cold (caches dropped" : "cold requested"), std::string::npos);
+  EXPECT_NE(dump.find(R"("cpus_allowed":"0")"), std::string::npos) << dump;  // as the kernel reported it
   fs::remove_all(dir);
 }
 
