@@ -1,5 +1,6 @@
 #include "campaign/campaign_config.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <type_traits>
@@ -57,6 +58,7 @@ nlohmann::json CampaignConfig::to_json() const {
   if (warmup > 0) j["warmup"] = warmup;
   if (originals != 1) j["originals"] = originals;
   if (!cpus.empty()) j["cpus"] = cpus;
+  if (!instrument_commands.empty()) j["instrument_commands"] = instrument_commands;
   return j;
 }
 
@@ -74,7 +76,7 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   const std::set<std::string> known = {
       "kind", "types", "levels", "instruments", "backgrounds", "replicates", "ops", "block",
       "file_size", "pauses_us", "replayers", "orderings", "timings", "macro_duration_s",
-      "macro_files", "macro_capture_instrument", "cache", "drop_caches", "warmup", "originals", "cpus", "fio", "seed",
+      "macro_files", "macro_capture_instrument", "cache", "drop_caches", "warmup", "originals", "cpus", "instrument_commands", "fio", "seed",
       "retries"};
   for (const auto& [key, value] : j.items())
     if (!known.count(key))
@@ -136,11 +138,28 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   get("warmup", c.warmup);
   get("originals", c.originals);
   get("cpus", c.cpus);
+  get("instrument_commands", c.instrument_commands);
   get("fio", c.fio);
   get("seed", c.seed);
   get("retries", c.retries);
   check_members(c.types, kTypes, "types", origin);
-  check_members(c.instruments, kInstruments, "instruments", origin);
+  std::set<std::string> instruments = kInstruments;
+  for (const auto& [name, argv] : c.instrument_commands) {
+    if (name.empty() || kInstruments.count(name) || name.rfind("fio", 0) == 0 ||
+        name.find_first_of("/|,\"") != std::string::npos)
+      throw Error(fmt::format("{}: instrument_commands: '{}' cannot name an external instrument (empty, built in, "
+                              "fio…, or holding / | , \")",
+                              origin, name));
+    if (argv.empty() || std::none_of(argv.begin(), argv.end(), [](const std::string& a) {
+          return a.find("{trace}") != std::string::npos;
+        }))
+      throw Error(fmt::format("{}: instrument_commands: '{}' needs a command with {{trace}} where its trace goes", origin,
+                              name));
+    if (c.kind != CampaignKind::kCapture)
+      throw Error(fmt::format("{}: instrument_commands are capture instruments (kind capture)", origin));
+    instruments.insert(name);
+  }
+  check_members(c.instruments, instruments, "instruments", origin);
   check_members(c.replayers, kReplayers, "replayers", origin);
   check_members(c.orderings, kOrderings, "orderings", origin);
   check_members(c.timings, kTimings, "timings", origin);
@@ -173,6 +192,16 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   if (c.macro_duration_s <= 0 || c.macro_files < 1)
     throw Error(fmt::format("{}: macro_duration_s and macro_files must be positive", origin));
   return c;
+}
+
+std::vector<std::string> capture_command(const CampaignConfig& config, const std::string& self,
+                                         const std::string& instrument, const std::string& trace) {
+  auto it = config.instrument_commands.find(instrument);
+  if (it == config.instrument_commands.end()) return {self, "capture", "-b", instrument, "-o", trace, "--"};
+  std::vector<std::string> argv = it->second;
+  for (auto& a : argv)
+    for (size_t at; (at = a.find("{trace}")) != std::string::npos;) a.replace(at, 7, trace);
+  return argv;
 }
 
 CampaignConfig load_config(const std::string& path) {

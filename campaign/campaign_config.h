@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ struct CampaignConfig {
   // CPUs the measured processes (workload, instrument, replayer) are pinned to; empty = no
   // pinning. Background load stays unpinned (it is started before the pinning).
   std::vector<int> cpus;
+  // Capture: instruments rastro does not ship, validated like its own: NAME -> the command that
+  // runs a program under it, with "{trace}" where the trace it writes goes (any format read_trace
+  // reads); the workload's argv is appended. NAME may then appear in `instruments`.
+  std::map<std::string, std::vector<std::string>> instrument_commands;
   // Capture: also run fio (campaign/fio_job.h) per cell, alone and under each instrument, as an
   // independent second reference.
   bool fio = false;
@@ -55,6 +60,10 @@ struct CampaignConfig {
 };
 
 const char* kind_name(CampaignKind kind);
+// The argv prefix that runs a program under capture `instrument` writing `trace`: rastro's own
+// backends through `self capture -b`, the others from instrument_commands.
+std::vector<std::string> capture_command(const CampaignConfig& config, const std::string& self,
+                                         const std::string& instrument, const std::string& trace);
 // Throws rastro::Error naming `origin` and the offending key or value.
 CampaignConfig config_from_json(const nlohmann::json& j, const std::string& origin);
 CampaignConfig load_config(const std::string& path);

@@ -94,6 +94,8 @@ class ProcessExecutor final : public RunExecutor {
       ProcessResult r = run_process({"c++", "--version"}, 30);
       return r.status == 0 ? "" : "no C++ compiler (c++) to build the compiled replayer";
     }
+    if (auto ext = config_.instrument_commands.find(instrument); ext != config_.instrument_commands.end())
+      return executable_in_path(ext->second.front()) ? "" : "command '" + ext->second.front() + "' not found";
     auto backend = capture::make_backend(instrument);
     if (!backend) return "unknown instrument";
     auto missing = backend->missing_requirements();
@@ -174,7 +176,7 @@ class ProcessExecutor final : public RunExecutor {
     outcome.environment["cache_state"] = set_cache_state(run, data);
     auto fio = fio_command(config_, run.type, run.level, data, json, false);
     if (run.instrument == "fio") run_step(fio, "fio");
-    else run_step(concat({self_, "capture", "-b", run.instrument.substr(4), "-o", cap, "--"}, fio), run.instrument);
+    else run_step(concat(capture_command(config_, self_, run.instrument.substr(4), cap), fio), run.instrument);
     std::ifstream in(json);
     std::stringstream text;
     text << in.rdbuf();
@@ -196,7 +198,7 @@ class ProcessExecutor final : public RunExecutor {
     if (run.instrument == "reference") {
       run_step(concat(bench, {"-o", ref}), "reference workload");
     } else {
-      run_step(concat(concat({self_, "capture", "-b", run.instrument, "-o", cap, "--"}, bench), {"-o", ref}),
+      run_step(concat(concat(capture_command(config_, self_, run.instrument, cap), bench), {"-o", ref}),
                run.instrument + " capture");
     }
     trace::Trace reference = trace::read_trace(ref);

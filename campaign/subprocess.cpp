@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -43,6 +44,21 @@ int shell_status(int wstatus) {
 }
 
 }  // namespace
+
+bool executable_in_path(const std::string& program) {
+  if (program.empty()) return false;
+  if (program.find('/') != std::string::npos) return access(program.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = end == start ? "." : dirs.substr(start, end - start);
+    if (access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
 
 std::string self_executable() {
   char buf[PATH_MAX];

@@ -17,6 +17,10 @@ struct ProcessResult {
 // SIGKILL). stdin is /dev/null.
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s);
 
+// Whether run_process could execute `program`: an executable file at that path when it has a
+// '/', else in one of $PATH's directories.
+bool executable_in_path(const std::string& program);
+
 // A long-running child stopped by stop(): used for background load generators.
 class BackgroundProcess {
  public:

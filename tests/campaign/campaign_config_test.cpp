@@ -169,3 +169,30 @@ TEST(RunMatrix, EachCacheStateIsItsOwnCellAndColdKeysKeepTheirForm) {
 
 }  // namespace
 }  // namespace rastro::campaign
+
+namespace rastro::campaign {
+namespace {
+
+TEST(CampaignConfig, ExternalInstrumentsAreCheckedAndTheirTracePathSubstituted) {
+  auto c = config_from_json(nlohmann::json::parse(
+                                R"({"kind":"capture","instruments":["reference","mytracer"],
+                                    "instrument_commands":{"mytracer":["mytracer","--out={trace}.tsv","--"]}})"),
+                            "c");
+  EXPECT_EQ(capture_command(c, "/bin/rastro", "mytracer", "/w/cap"),
+            (std::vector<std::string>{"mytracer", "--out=/w/cap.tsv", "--"}));
+  EXPECT_EQ(capture_command(c, "/bin/rastro", "ebpf", "/w/cap"),
+            (std::vector<std::string>{"/bin/rastro", "capture", "-b", "ebpf", "-o", "/w/cap", "--"}));
+  EXPECT_EQ(config_from_json(c.to_json(), "x").to_json(), c.to_json());
+  // Not declared, no {trace}, a built-in or fio name, or outside a capture campaign: errors.
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"instruments":["mytracer"]})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"instrument_commands":{"t":["t","--"]}})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"instrument_commands":{"strace":["s","{trace}"]}})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"instrument_commands":{"fiox":["s","{trace}"]}})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"instrument_commands":{"a/b":["s","{trace}"]}})"), "c"), Error);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"kind":"replay","instrument_commands":{"t":["t","{trace}"]}})"),
+                                "c"),
+               Error);
+}
+
+}  // namespace
+}  // namespace rastro::campaign
