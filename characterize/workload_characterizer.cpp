@@ -126,11 +126,14 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   std::vector<double> sizes;
   std::vector<double> refs;
   double total_refs = 0;
+  uint64_t shared = 0;
   for (const auto& [file, n] : file_refs) {
+    shared += w.files[file].threads > 1;
     sizes.push_back(static_cast<double>(w.files[file].extent));
     refs.push_back(static_cast<double>(n));
     total_refs += static_cast<double>(n);
   }
+  c.shared_file_fraction = c.files ? static_cast<double>(shared) / static_cast<double>(c.files) : 0.0;
   c.file_size = summarize(sizes);
   std::sort(refs.begin(), refs.end(), std::greater<>());
   for (double r : refs) c.popularity.push_back(total_refs > 0 ? r / total_refs : 0.0);

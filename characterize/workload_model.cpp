@@ -65,6 +65,7 @@ nlohmann::json class_json(const ClassModel& c) {
           {"write_bytes_per_thread", c.write_bytes_per_thread},
           {"files", c.files},
           {"files_per_thread", c.files_per_thread},
+          {"shared_file_fraction", c.shared_file_fraction},
           {"popularity", c.popularity},
           {"centroid", c.centroid}};
 }
@@ -113,6 +114,9 @@ ClassModel class_from_json(const nlohmann::json& j, const std::string& where) {
   c.files = j.at("files").get<uint64_t>();
   c.files_per_thread = j.at("files_per_thread").get<double>();
   if (!(c.files_per_thread >= 0.0)) throw Error(fmt::format("{}: files_per_thread must be >= 0", where));
+  c.shared_file_fraction = j.value("shared_file_fraction", 0.0);  // absent in models made before it
+  if (!(c.shared_file_fraction >= 0.0 && c.shared_file_fraction <= 1.0))
+    throw Error(fmt::format("{}: shared_file_fraction is outside [0, 1]", where));
   c.popularity = j.at("popularity").get<std::vector<double>>();
   c.centroid = j.value("centroid", std::vector<double>{});
   if (!(c.share >= 0.0 && c.share <= 1.0)) throw Error(fmt::format("{}: share is outside [0, 1]", where));

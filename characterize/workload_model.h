@@ -46,6 +46,7 @@ struct ClassModel {
   double read_bytes_per_thread = 0.0, write_bytes_per_thread = 0.0;  // means over the class
   uint64_t files = 0;                // distinct files the class opens
   double files_per_thread = 0.0;     // distinct files a thread of the class opens (mean)
+  double shared_file_fraction = 0.0; // of those files, the share more than one thread touched
   std::vector<double> popularity;    // share of opens per file, most popular first
   std::vector<double> centroid;      // the class's centre in the clustering's feature space
 };

@@ -308,7 +308,7 @@ InitPlan Planner::run() {
       if (i.initial == Initial::kAbsent) return;
       i.initial = Initial::kPre;
       i.shape = Shape::kFile;
-      i.size = std::max(i.size, size);
+      i.size = size;  // the producer knew the size; the reads only bound it (and may follow writes)
       ancestors(abs);
     };
     const nlohmann::json& f = s["initial_files"];

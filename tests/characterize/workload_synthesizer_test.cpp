@@ -1,6 +1,8 @@
 #include "characterize/workload_synthesizer.h"
 
+#include <map>
 #include <set>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -89,6 +91,81 @@ TEST(ModelValidation, DetectsAMismatch) {
   EXPECT_TRUE(failed.count("sequential_fraction")) << validation_markdown(r);
   trace::Trace unlabeled = testing::two_class_trace();
   EXPECT_THROW(validate_synthetic(m, unlabeled), Error);
+}
+
+}  // namespace
+}  // namespace rastro::characterize
+
+namespace rastro::characterize {
+namespace {
+
+// Replays the sizes a trace implies, in begin order: a pread64 must return what the file held
+// at that moment (count, or what is left before the end, 0 past it) — checked independently
+// of the synthesizer's own bookkeeping.
+void expect_reads_consistent_with_earlier_writes(const trace::Trace& s, const std::map<trace::StrId, uint64_t>& initial) {
+  std::map<trace::StrId, uint64_t> size = initial;
+  for (const trace::Event& e : s.events) {
+    const std::string name(trace::function_name(e, s.strings));
+    if (name != "pread64" && name != "pwrite64") continue;
+    const trace::StrId f = e.arg(0).str;
+    const uint64_t count = static_cast<uint64_t>(e.arg(2).value), off = static_cast<uint64_t>(e.arg(3).value);
+    if (name == "pwrite64") {
+      size[f] = std::max(size[f], off + count);
+    } else {
+      const uint64_t expect = size[f] > off ? std::min(count, size[f] - off) : 0;
+      ASSERT_EQ(static_cast<uint64_t>(e.rvalue), expect) << "event " << e.seq << " on " << s.str(f);
+    }
+  }
+}
+
+TEST(WorkloadSynthesizer, AClassThatSharedItsFilesSharesThemAndReadsSeeEveryEarlierWrite) {
+  WorkloadModel m = two_class_model();
+  for (auto& c : m.classes) c.shared_file_fraction = 1.0;
+  SynthOptions o;
+  o.threads = 6;
+  trace::Trace s = synthesize(m, o);
+  std::map<std::string, std::set<int32_t>> threads_of;
+  for (const trace::Event& e : s.events)
+    for (int a = 0; a < e.nargs; ++a)
+      if (e.arg(a).str != trace::kNoStr && s.str(e.arg(a).str).rfind("/synth/", 0) == 0)
+        threads_of[std::string(s.str(e.arg(a).str))].insert(e.tid);
+  size_t shared = 0;
+  for (const auto& [path, tids] : threads_of) {
+    EXPECT_EQ(path.find("/t"), std::string::npos) << path;  // no per-thread directory
+    shared += tids.size() > 1;
+  }
+  EXPECT_GT(shared, 0u);
+  // The sizes the files had before the trace are in the header (initial_files, for replay
+  // --init); from them, every read must return what earlier writes of any thread left.
+  std::map<trace::StrId, uint64_t> initial;
+  for (const auto& [path, size] : s.header.settings.at("initial_files").items()) {
+    trace::StrId id = trace::kNoStr;
+    ASSERT_TRUE(s.strings.find(path, &id)) << path;
+    initial[id] = size.get<uint64_t>();
+  }
+  ASSERT_FALSE(initial.empty());
+  expect_reads_consistent_with_earlier_writes(s, initial);
+}
+
+TEST(WorkloadSynthesizer, AClassThatDidNotShareKeepsFilesPerThread) {
+  WorkloadModel m = two_class_model();
+  for (auto& c : m.classes) c.shared_file_fraction = 0.0;
+  SynthOptions o;
+  o.threads = 4;
+  trace::Trace s = synthesize(m, o);
+  std::map<std::string, std::set<int32_t>> threads_of;
+  for (const trace::Event& e : s.events)
+    for (int a = 0; a < e.nargs; ++a)
+      if (e.arg(a).str != trace::kNoStr && s.str(e.arg(a).str).rfind("/synth/", 0) == 0)
+        threads_of[std::string(s.str(e.arg(a).str))].insert(e.tid);
+  for (const auto& [path, tids] : threads_of) EXPECT_EQ(tids.size(), 1u) << path;
+  std::map<trace::StrId, uint64_t> initial;
+  for (const auto& [path, size] : s.header.settings.at("initial_files").items()) {
+    trace::StrId id = trace::kNoStr;
+    ASSERT_TRUE(s.strings.find(path, &id)) << path;
+    initial[id] = size.get<uint64_t>();
+  }
+  expect_reads_consistent_with_earlier_writes(s, initial);
 }
 
 }  // namespace
