@@ -15,20 +15,6 @@ namespace {
 
 constexpr int kCloseNr = 3;
 
-OpCategory categorise(const trace::SyscallInfo& s) {
-  using namespace trace;
-  bool reads = s.classes & kClassRead, writes = s.classes & kClassWrite;
-  if (s.ret == ReturnKind::kCount && reads && !writes) return OpCategory::kRead;
-  if (s.ret == ReturnKind::kCount && writes && !reads) return OpCategory::kWrite;
-  if (s.ret == ReturnKind::kFd && std::find(s.args.begin(), s.args.end(), ArgType::kPath) != s.args.end())
-    return OpCategory::kOpen;
-  if (s.nr == kCloseNr) return OpCategory::kClose;
-  if (s.classes & kClassSync) return OpCategory::kSync;
-  if (s.classes & kClassMeta) return OpCategory::kMeta;
-  if (s.classes & kClassNamespace) return OpCategory::kNamespace;
-  return OpCategory::kOther;
-}
-
 // LRU stack of file ids: the distance of a re-reference is the number of distinct files
 // referenced since the previous reference to the same file.
 class ReuseStack {
@@ -76,6 +62,20 @@ void commit_session(ThreadFeatures& t, const Session& s, const std::vector<FileF
 
 }  // namespace
 
+OpCategory op_category(const trace::SyscallInfo& s) {
+  using namespace trace;
+  bool reads = s.classes & kClassRead, writes = s.classes & kClassWrite;
+  if (s.ret == ReturnKind::kCount && reads && !writes) return OpCategory::kRead;
+  if (s.ret == ReturnKind::kCount && writes && !reads) return OpCategory::kWrite;
+  if (s.ret == ReturnKind::kFd && std::find(s.args.begin(), s.args.end(), ArgType::kPath) != s.args.end())
+    return OpCategory::kOpen;
+  if (s.nr == kCloseNr) return OpCategory::kClose;
+  if (s.classes & kClassSync) return OpCategory::kSync;
+  if (s.classes & kClassMeta) return OpCategory::kMeta;
+  if (s.classes & kClassNamespace) return OpCategory::kNamespace;
+  return OpCategory::kOther;
+}
+
 std::string_view op_category_name(OpCategory c) {
   static constexpr std::array<std::string_view, kOpCategories> names = {
       "read", "write", "open", "close", "meta", "sync", "namespace", "other"};
@@ -110,7 +110,7 @@ WorkloadFeatures measure_features(const trace::Trace& trace) {
   for (const trace::Event& e : trace.events) {
     const trace::SyscallInfo* s = trace::syscall_by_nr(e.nr);
     if (s && (s->classes & trace::kClassProcess)) continue;
-    OpCategory c = s ? categorise(*s) : OpCategory::kOther;
+    OpCategory c = s ? op_category(*s) : OpCategory::kOther;
     auto key = std::make_pair(e.pid, e.tid);
     ThreadFeatures& t = threads[key];
     t.pid = e.pid;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "trace/model/trace.h"
+#include "trace/syscalls/syscall_table.h"
 
 namespace rastro::characterize {
 
@@ -19,6 +20,8 @@ namespace rastro::characterize {
 enum class OpCategory : uint8_t { kRead, kWrite, kOpen, kClose, kMeta, kSync, kNamespace, kOther };
 inline constexpr size_t kOpCategories = 8;
 std::string_view op_category_name(OpCategory c);
+// The category of a syscall, from the table's classes and return kind.
+OpCategory op_category(const trace::SyscallInfo& s);
 using OpMix = std::array<double, kOpCategories>;  // counts, or fractions once normalised
 
 struct ThreadFeatures {

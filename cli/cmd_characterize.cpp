@@ -1,13 +1,14 @@
 // `rastro characterize TRACE [-o model.json] [--report DIR] [--method kmeans|gmm] [-k N]
-//  [--validate SYNTHETIC]`: the workload model of a trace (characterize/), and with --validate
+//  [--validate SYNTHETIC [--replays N]]`: the workload model of a trace (characterize/), and with --validate
 // the comparison of a synthetic trace drawn from it (exit status 3 when a feature is outside its
-// tolerance).
+// tolerance); --replays also compares replayed response times (characterize/response_comparison.h).
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "characterize/characterize_report.h"
 #include "characterize/model_validation.h"
+#include "characterize/response_comparison.h"
 #include "characterize/workload_characterizer.h"
 #include "cli/command.h"
 #include "common/error.h"
@@ -19,6 +20,7 @@ namespace ch = rastro::characterize;
 
 struct Options {
   std::string trace, model, report, method = "kmeans", validate;
+  size_t replays = 0;
   size_t k = 0, max_k = 8;
 };
 
@@ -40,6 +42,10 @@ rastro::cli::RegisterCommand reg{
            ->capture_default_str();
        app.add_option("--validate", o->validate,
                       "A trace written by `rastro synth` from this trace's model: compare its features with the model");
+       app.add_option("--replays", o->replays,
+                      "With --validate: also replay the original and the synthetic trace N times each (alternately) "
+                      "and compare their response times per operation category, with 95 % intervals")
+           ->check(CLI::Range(0, 100));
        app.callback([o] {
          rastro::trace::ReadReport rep;
          rastro::trace::Trace t = rastro::trace::read_trace(o->trace, &rep);
@@ -72,6 +78,12 @@ rastro::cli::RegisterCommand reg{
          if (v) {
            fmt::print("\n{}", ch::validation_markdown(*v));
            if (!v->pass()) rastro::cli::set_exit_code(3);
+         }
+         if (o->replays > 0) {
+           if (o->validate.empty()) throw rastro::Error("--replays compares replays of the original and --validate's trace");
+           if (o->replays < 2) throw rastro::Error("--replays: at least 2 replays of each trace give an interval");
+           ch::ResponseComparison rc = ch::compare_by_replay(o->trace, o->validate, o->replays);
+           fmt::print("\n{}", ch::response_markdown(rc));
          }
          if (!rep.intact && !(v && !v->pass())) rastro::cli::set_exit_code(2);
        });

@@ -82,6 +82,29 @@ TEST_P(RealTrace, SyntheticTraceReplaysCompletely) {
   EXPECT_EQ(sum.at("mismatched").get<uint64_t>(), 0u);
 }
 
+// Original and synthetic replayed on this machine: every category both traces have gets a row
+// with both means and an interval (the numbers are the machine's; the structure is the contract).
+TEST(RealTraceReplayComparison, ResponseTimesOfOriginalAndSyntheticReplays) {
+  const std::string dir = fs::temp_directory_path() / ("rastro-real-cmp-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string trace = kFixtures + "tar_doc.rastro";
+  ASSERT_EQ(run(kRastro + " characterize " + trace + " -o " + dir + "/m.json >/dev/null"), 0);
+  ASSERT_EQ(run(kRastro + " synth " + dir + "/m.json -o " + dir + "/s.rastro >/dev/null"), 0);
+  run(kRastro + " characterize " + trace + " --validate " + dir + "/s.rastro --replays 2 >" + dir + "/out.txt 2>&1");
+  const std::string out = slurp(dir + "/out.txt");
+  EXPECT_NE(out.find("2 replays of each trace"), std::string::npos) << out;
+  for (const char* category : {"| read |", "| write |", "| open |", "| close |"}) {
+    const size_t at = out.find(category);
+    ASSERT_NE(at, std::string::npos) << category << "\n" << out;
+    const std::string row = out.substr(at, out.find('\n', at) - at);
+    EXPECT_NE(row.find('['), std::string::npos) << row;  // an interval, not n/a
+  }
+  EXPECT_NE(run(kRastro + " characterize " + trace + " --replays 2 >/dev/null 2>&1"), 0);  // needs --validate
+  EXPECT_NE(run(kRastro + " characterize " + trace + " --validate " + dir + "/s.rastro --replays 1 >/dev/null 2>&1"), 0);
+  fs::remove_all(dir);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, RealTrace, ::testing::Values("tar_doc", "git_commit", "fileserver"));
 
 }  // namespace
