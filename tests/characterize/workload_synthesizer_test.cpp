@@ -118,17 +118,39 @@ void expect_reads_consistent_with_earlier_writes(const trace::Trace& s, const st
   }
 }
 
-TEST(WorkloadSynthesizer, AClassThatSharedItsFilesSharesThemAndReadsSeeEveryEarlierWrite) {
-  WorkloadModel m = two_class_model();
-  for (auto& c : m.classes) c.shared_file_fraction = 1.0;
-  SynthOptions o;
-  o.threads = 6;
-  trace::Trace s = synthesize(m, o);
+// Which threads used each synthetic file.
+std::map<std::string, std::set<int32_t>> threads_by_synthetic_path(const trace::Trace& s) {
   std::map<std::string, std::set<int32_t>> threads_of;
   for (const trace::Event& e : s.events)
     for (int a = 0; a < e.nargs; ++a)
       if (e.arg(a).str != trace::kNoStr && s.str(e.arg(a).str).rfind("/synth/", 0) == 0)
         threads_of[std::string(s.str(e.arg(a).str))].insert(e.tid);
+  return threads_of;
+}
+
+// The sizes the header declares the files had before the trace (initial_files, for --init).
+std::map<trace::StrId, uint64_t> declared_initial_sizes(const trace::Trace& s) {
+  std::map<trace::StrId, uint64_t> initial;
+  for (const auto& [path, size] : s.header.settings.at("initial_files").items()) {
+    trace::StrId id = trace::kNoStr;
+    if (!s.strings.find(path, &id)) ADD_FAILURE() << "initial_files names " << path << ", which no event uses";
+    initial[id] = size.get<uint64_t>();
+  }
+  return initial;
+}
+
+// The two-class model with every class's shared-file fraction set, synthesized with `threads`.
+trace::Trace synthesize_sharing(double shared_file_fraction, uint64_t threads) {
+  WorkloadModel m = two_class_model();
+  for (auto& c : m.classes) c.shared_file_fraction = shared_file_fraction;
+  SynthOptions o;
+  o.threads = threads;
+  return synthesize(m, o);
+}
+
+TEST(WorkloadSynthesizer, AClassThatSharedItsFilesSharesThemAndReadsSeeEveryEarlierWrite) {
+  trace::Trace s = synthesize_sharing(1.0, 6);
+  const auto threads_of = threads_by_synthetic_path(s);
   size_t shared = 0;
   for (const auto& [path, tids] : threads_of) {
     EXPECT_EQ(path.find("/t"), std::string::npos) << path;  // no per-thread directory
@@ -137,34 +159,16 @@ TEST(WorkloadSynthesizer, AClassThatSharedItsFilesSharesThemAndReadsSeeEveryEarl
   EXPECT_GT(shared, 0u);
   // The sizes the files had before the trace are in the header (initial_files, for replay
   // --init); from them, every read must return what earlier writes of any thread left.
-  std::map<trace::StrId, uint64_t> initial;
-  for (const auto& [path, size] : s.header.settings.at("initial_files").items()) {
-    trace::StrId id = trace::kNoStr;
-    ASSERT_TRUE(s.strings.find(path, &id)) << path;
-    initial[id] = size.get<uint64_t>();
-  }
+  const auto initial = declared_initial_sizes(s);
   ASSERT_FALSE(initial.empty());
   expect_reads_consistent_with_earlier_writes(s, initial);
 }
 
 TEST(WorkloadSynthesizer, AClassThatDidNotShareKeepsFilesPerThread) {
-  WorkloadModel m = two_class_model();
-  for (auto& c : m.classes) c.shared_file_fraction = 0.0;
-  SynthOptions o;
-  o.threads = 4;
-  trace::Trace s = synthesize(m, o);
-  std::map<std::string, std::set<int32_t>> threads_of;
-  for (const trace::Event& e : s.events)
-    for (int a = 0; a < e.nargs; ++a)
-      if (e.arg(a).str != trace::kNoStr && s.str(e.arg(a).str).rfind("/synth/", 0) == 0)
-        threads_of[std::string(s.str(e.arg(a).str))].insert(e.tid);
+  trace::Trace s = synthesize_sharing(0.0, 4);
+  const auto threads_of = threads_by_synthetic_path(s);
   for (const auto& [path, tids] : threads_of) EXPECT_EQ(tids.size(), 1u) << path;
-  std::map<trace::StrId, uint64_t> initial;
-  for (const auto& [path, size] : s.header.settings.at("initial_files").items()) {
-    trace::StrId id = trace::kNoStr;
-    ASSERT_TRUE(s.strings.find(path, &id)) << path;
-    initial[id] = size.get<uint64_t>();
-  }
+  const auto initial = declared_initial_sizes(s);
   expect_reads_consistent_with_earlier_writes(s, initial);
 }
 
