@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The real-program corpus (issue #15, docs/replay.md "Real programs"): captures everyday programs
+# with a capture backend, replays each capture with every replayer and fs/temporal ordering under
+# think timing, and prints per program and replayer: requests, replayed, skipped, mismatched, and
+# the span error (replayed wall time vs the traced span).
+#
+#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [PROGRAM ...]
+#
+# PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all). Needs root for eBPF.
+# Inputs and captures stay in DIR (default /tmp/rastro-corpus) so a failing replay can be studied.
+set -euo pipefail
+
+backend=ebpf
+out=/tmp/rastro-corpus
+rastro=$(cd "$(dirname "$0")/.." && pwd)/build/rastro
+while getopts "b:o:r:h" opt; do
+  case $opt in
+    b) backend=$OPTARG ;;
+    o) out=$OPTARG ;;
+    r) rastro=$OPTARG ;;
+    *) sed -n '2,10p' "$0"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+programs=("$@")
+[ ${#programs[@]} -gt 0 ] || programs=(git rsync make tarpipe python sqlite fio mmap)
+[ -x "$rastro" ] || { echo "corpus: no rastro at $rastro (build first, or -r)" >&2; exit 2; }
+python=/usr/bin/python3
+[ -x "$python" ] || python=$(command -v python3)
+
+# Prepares the program's input under $1 and prints the shell command to capture (run in $1).
+prepare() {
+  local p=$1 d=$2
+  mkdir -p "$d"
+  case $p in
+    git) cp -r /usr/share/doc/bash "$d/tree"
+         echo "cd tree && git init -q && git add -A && git -c user.email=a@b -c user.name=a commit -qm x && git gc -q" ;;
+    rsync) cp -r /usr/share/doc/bash "$d/src"; mkdir -p "$d/dst"
+           if command -v rsync >/dev/null; then echo "rsync -a src/ dst/"; else echo "cp -a src/. dst/"; fi ;;
+    make) for i in 1 2 3 4 5 6; do printf 'int f%d(int x){return x*%d;}\n' "$i" "$i" > "$d/f$i.c"; done
+          printf 'int main(void){return 0;}\n' > "$d/main.c"
+          printf 'prog: f1.o f2.o f3.o f4.o f5.o f6.o main.o\n\tar rcs libf.a f1.o f2.o f3.o f4.o f5.o f6.o\n\tgcc -o prog main.o libf.a\n' > "$d/Makefile"
+          echo "make -s -j2" ;;
+    tarpipe) cp -r /usr/share/doc/bash "$d/src"; mkdir -p "$d/x"
+             echo "tar cf - src | gzip -1 | gunzip | tar xf - -C x" ;;
+    python) cp -r "$($python -c 'import json, os; print(os.path.dirname(json.__file__))')" "$d/json"
+            echo "$python -m compileall -q json" ;;
+    sqlite) { echo 'PRAGMA journal_mode=WAL; CREATE TABLE t(a,b);'
+              for i in $(seq 1 300); do echo "INSERT INTO t VALUES($i,'row $i');"; done
+              echo 'SELECT count(*) FROM t;'; } > "$d/in.sql"
+            echo "sqlite3 db.sqlite < in.sql > /dev/null" ;;
+    fio) echo "fio --name=c --directory=. --rw=randrw --bs=4k --size=2m --numjobs=2 --ioengine=psync --fsync=16 --output=/dev/null" ;;
+    mmap) head -c 8388608 /dev/urandom > "$d/data"
+          echo "$python -c 'import mmap; f=open(\"data\",\"rb\"); m=mmap.mmap(f.fileno(),0,access=mmap.ACCESS_READ); print(sum(m[i] for i in range(0,len(m),4096)))' > /dev/null" ;;
+    *) echo "corpus: unknown program '$p'" >&2; return 1 ;;
+  esac
+}
+
+# First begin to last end of a trace, ns (from the TSV that `rastro cat` prints).
+span_ns() { "$rastro" cat "$1" | awk -F'\t' 'NR > 2 && $3 ~ /^[0-9]+$/ { if (!b || $3 < b) b = $3; if ($4 > e) e = $4 } END { print e - b }'; }
+
+# A key of the replay summary JSON (numbers only).
+summary() { grep -o "\"$2\": *[0-9.e+-]*" "$1" | head -1 | sed 's/.*: *//'; }
+
+rm -rf "$out"; mkdir -p "$out"
+printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' program engine ordering requests replayed skipped mismatch span_err
+for p in "${programs[@]}"; do
+  work="$out/$p"
+  cmd=$(prepare "$p" "$work/in")
+  (cd "$work/in" && "$rastro" capture -b "$backend" -o "$work/trace.rastro" -- sh -c "$cmd" > "$work/capture.log" 2>&1) ||
+    { echo "$p: capture failed (see $work/capture.log)"; continue; }
+  span=$(span_ns "$work/trace.rastro")
+  for engine in workers coordinator compiled; do
+    for ordering in fs temporal; do
+      r="$work/$engine-$ordering"
+      if [ $engine = compiled ]; then
+        "$rastro" compile -O $ordering -T think "$work/trace.rastro" -o "$r.c" --build > "$r.log" 2>&1 &&
+          "$r.c/replay" --root "$r.root" --init -o "$r.rastro" --summary-json "$r.json" >> "$r.log" 2>&1 || true
+      else
+        "$rastro" replay -e $engine -O $ordering -T think "$work/trace.rastro" --root "$r.root" --init -o "$r.rastro" \
+          --summary-json "$r.json" > "$r.log" 2>&1 || true
+      fi
+      if [ ! -s "$r.json" ]; then printf '%-8s %-12s %-9s replay failed (see %s)\n' "$p" $engine $ordering "$r.log"; continue; fi
+      wall=$(summary "$r.json" wall_ns)
+      printf '%-8s %-12s %-9s %8s %8s %8s %8s %8.1f%%\n' "$p" $engine $ordering "$(summary "$r.json" requests)" \
+        "$(summary "$r.json" replayed)" "$(summary "$r.json" skipped)" "$(summary "$r.json" mismatched)" \
+        "$(awk -v w="$wall" -v s="$span" 'BEGIN { print (s > 0 ? 100 * (w - s) / s : 0) }')"
+    done
+  done
+done
