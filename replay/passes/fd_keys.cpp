@@ -13,6 +13,19 @@
 
 namespace rastro::replay {
 
+namespace {
+
+// The fd argument i of `e` uses (an fd, or a dirfd other than AT_FDCWD), or -1. dup2/dup3's
+// target (argument 1) is created, not used.
+int used_fd(const trace::Event& e, int i, bool dup2_like) {
+  const trace::Arg& a = e.arg(i);
+  const bool use = a.type == trace::ArgType::kFd || (a.type == trace::ArgType::kDirFd && a.value != AT_FDCWD);
+  if (!use || (dup2_like && i == 1) || a.value < 0 || a.value > INT32_MAX) return -1;
+  return static_cast<int>(a.value);
+}
+
+}  // namespace
+
 std::vector<ProcessSeed> process_seeds(const trace::Trace& trace) {
   struct Acc {
     std::set<int> created, inherited;
@@ -38,14 +51,7 @@ std::vector<ProcessSeed> process_seeds(const trace::Trace& trace) {
     const bool fcntl_like = info->fd == trace::FdEffect::kByCommand;
     // Uses first: a call that both uses and creates (dup) uses before it creates.
     for (int i = 0; i < std::min<int>(e.nargs, trace::kMaxArgs); ++i) {
-      const trace::Arg& arg = e.arg(i);
-      if (dup2_like && i == 1) continue;  // the target of dup2 is created, not used
-      bool use = arg.type == trace::ArgType::kFd ||
-                 (arg.type == trace::ArgType::kDirFd && arg.value != AT_FDCWD);
-      if (use && arg.value >= 0 && arg.value <= INT32_MAX) {
-        int fd = static_cast<int>(arg.value);
-        if (!a.created.count(fd)) a.inherited.insert(fd);
-      }
+      if (const int fd = used_fd(e, i, dup2_like); fd >= 0 && !a.created.count(fd)) a.inherited.insert(fd);
     }
     if (e.failed() || (e.flags & trace::kEventUnfinished)) continue;
     if (info->ret == trace::ReturnKind::kFd && e.rvalue >= 0) a.created.insert(static_cast<int>(e.rvalue));
@@ -137,10 +143,8 @@ FdKeys compute_fd_keys(const trace::Trace& trace, std::span<const uint32_t> even
       return it == early.end() || r > it->second.release ? -1 : it->second.key;
     };
     for (int i = 0; i < std::min<int>(e.nargs, trace::kMaxArgs); ++i) {
-      const trace::Arg& a = e.arg(i);
-      bool use = a.type == trace::ArgType::kFd || (a.type == trace::ArgType::kDirFd && a.value != AT_FDCWD);
-      if (!use || (dup2_like && i == 1) || a.value < 0 || a.value > INT32_MAX) continue;
-      const int fd = static_cast<int>(a.value);
+      const int fd = used_fd(e, i, dup2_like);
+      if (fd < 0) continue;
       if (int32_t k = early_key(fd); k >= 0) {
         keys[static_cast<size_t>(i)] = k;
         continue;
