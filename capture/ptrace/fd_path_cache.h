@@ -7,6 +7,10 @@
 // stays right as long as those bookkeeping calls are traced (the seccomp filter always
 // includes them). Processes sharing an fd table without being threads (clone(CLONE_FILES)
 // without CLONE_THREAD) are not tracked as sharing.
+//
+// Not the process model of trace/common/process_model.h on purpose: the tracer can ask the kernel
+// (/proc), so it caches the kernel's answer and only needs to know when to forget it, instead of
+// working the fd table out from the calls as the importers and passes must.
 #pragma once
 
 #include <sys/types.h>

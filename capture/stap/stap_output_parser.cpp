@@ -1,12 +1,12 @@
 #include "capture/stap/stap_output_parser.h"
 
 #include <charconv>
-#include <map>
-#include <unordered_map>
+#include <cstdint>
 
 #include <fmt/format.h>
 
 #include "capture/common/raw_arg.h"
+#include "trace/common/process_model.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::capture {
@@ -41,26 +41,35 @@ bool split_quoted(std::string_view s, std::vector<std::string>* out) {
   return true;
 }
 
-// Per-process fd tables rebuilt from the calls (see the header).
+// Per-process fd tables rebuilt from the calls (see the header), on the one process model
+// (trace/common/process_model.h; the stap script does not report the cwd, so it is not followed).
 class FdTracker {
  public:
   trace::StrId get(int32_t pid, int64_t fd) const {
-    auto p = tables_.find(pid);
-    if (p == tables_.end()) return trace::kNoStr;
-    auto f = p->second.find(fd);
-    return f == p->second.end() ? trace::kNoStr : f->second;
+    const auto* p = procs_.find(pid);
+    if (!p || !valid(fd)) return trace::kNoStr;
+    auto f = p->files->fds.find(static_cast<int>(fd));
+    return f == p->files->fds.end() ? trace::kNoStr : f->second.path;
   }
   void set(int32_t pid, int64_t fd, trace::StrId id) {
+    if (!valid(fd)) return;
     if (id == trace::kNoStr)
-      tables_[pid].erase(fd);
+      erase(pid, fd);
     else
-      tables_[pid][fd] = id;
+      procs_.get(pid).files->fds[static_cast<int>(fd)] = Slot{id};
   }
-  void erase(int32_t pid, int64_t fd) { tables_[pid].erase(fd); }
-  void fork(int32_t parent, int32_t child) { tables_[child] = tables_[parent]; }
+  void erase(int32_t pid, int64_t fd) {
+    if (valid(fd)) procs_.get(pid).files->fds.erase(static_cast<int>(fd));
+  }
+  void fork(int32_t parent, int32_t child) { procs_.clone(parent, child, false, false); }
 
  private:
-  std::unordered_map<int32_t, std::map<int64_t, trace::StrId>> tables_;
+  struct Slot {
+    trace::StrId path = trace::kNoStr;
+    bool cloexec = false;  // (not reported by the script; exec is not followed)
+  };
+  static bool valid(int64_t fd) { return fd >= 0 && fd <= INT32_MAX; }
+  trace::ProcessModel<Slot, trace::StrId> procs_;
 };
 
 // An absolute path for a new fd, when one can be known from the call alone.

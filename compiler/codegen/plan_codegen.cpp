@@ -4,10 +4,13 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/error.h"
 #include "compiler/codegen/cpp_literal.h"
 #include "replay/engines/engine_common.h"
+#include "replay/passes/fd_keys.h"
+#include "replay/plan/plan_json.h"
 #include "replay/plan/plan_names.h"
 
 namespace fs = std::filesystem;
@@ -62,6 +65,8 @@ std::string chunks_decl(const std::string& name, const std::string& type, size_t
 }  // namespace
 
 CodegenReport generate_program(const replay::Plan& plan, const CodegenOptions& o, const std::string& dir) {
+  if (!replay::has_fd_keys(plan))
+    throw Error("rastro compile: the plan carries no fd keys and process seeds (it was not built by inference)");
   fs::create_directories(dir);
   for (const auto& entry : fs::directory_iterator(dir))  // stale sources of an earlier compile
     if (entry.path().extension() == ".cpp") fs::remove(entry.path());
@@ -87,8 +92,9 @@ CodegenReport generate_program(const replay::Plan& plan, const CodegenOptions& o
   }, &rep.files);
   size_t rc = emit_table(dir, "kRequests", "StaticRequest", plan.requests.size(), chunk, [&](size_t i) {
     const replay::Request& q = plan.requests[i];
-    return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}, {}}}", q.event, q.thread, q.deps_begin, q.deps_count,
-                       cpp_int_literal(q.trace_begin_ns), cpp_int_literal(q.trace_end_ns), static_cast<int>(q.action), q.path[0], q.path[1]);
+    return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {{{}}}}}", q.event, q.thread, q.deps_begin, q.deps_count,
+                       cpp_int_literal(q.trace_begin_ns), cpp_int_literal(q.trace_end_ns), static_cast<int>(q.action), q.path[0], q.path[1],
+                       fmt::join(plan.fd_keys.keys[i], ", "));
   }, &rep.files);
   size_t dc = emit_table(dir, "kDeps", "StaticDep", plan.deps.size(), chunk, [&](size_t i) {
     return fmt::format("{{{}, {}}}", plan.deps[i].request, static_cast<int>(plan.deps[i].kind));
@@ -137,11 +143,14 @@ CodegenReport generate_program(const replay::Plan& plan, const CodegenOptions& o
   m += thread_decls;
   if (plan.threads.empty()) m += "static const rastro::compiled::StaticThread* const kThreads = nullptr;\n";
   else m += "static const rastro::compiled::StaticThread kThreads[] = {\n" + thread_table + "};\n";
+  const std::vector<uint8_t> data = nlohmann::json::to_cbor(replay::replayer_data_json(plan));
+  const std::string_view data_bytes(reinterpret_cast<const char*>(data.data()), data.size());
   m += fmt::format(
-      "static const rastro::compiled::CompiledTrace kTrace{{\n  {},\n  {},\n  {},\n  {},\n  kStrings, kEvents, kRequests, kDeps, kThreads, {}}};\n\n"
+      "static const rastro::compiled::CompiledTrace kTrace{{\n  {},\n  {},\n  {},\n  {},\n  kStrings, kEvents, kRequests, kDeps, kThreads, {},\n  {{{}, {}}}}};\n\n"
       "int main(int argc, char** argv) {{ return rastro::compiled::compiled_main(argc, argv, kTrace); }}\n",
       cpp_string_literal(t.header.to_json().dump()), cpp_string_literal(replay::ordering_name(plan.ordering)),
-      cpp_string_literal(o.timing), cpp_string_literal(o.source), plan.threads.size());
+      cpp_string_literal(o.timing), cpp_string_literal(o.source), plan.threads.size(), cpp_string_literal(data_bytes),
+      data.size());
   write_file(dir + "/main.cpp", m);
   ++rep.files;
 

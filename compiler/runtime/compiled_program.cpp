@@ -1,5 +1,7 @@
 #include "compiler/runtime/compiled_program.h"
 
+#include <algorithm>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -11,6 +13,7 @@
 #include "common/error.h"
 #include "replay/engines/engine.h"
 #include "replay/engines/engine_common.h"
+#include "replay/plan/plan_json.h"
 #include "replay/plan/plan_names.h"
 #include "replay/runtime/completion_flag.h"
 #include "replay/runtime/process_state.h"
@@ -112,11 +115,15 @@ Plan rebuild_plan(const CompiledTrace& ct) {
     q.action = static_cast<replay::RequestAction>(sr.action);
     q.path[0] = sr.path0;
     q.path[1] = sr.path1;
+    auto& keys = plan.fd_keys.keys.emplace_back();
+    std::copy(std::begin(sr.fd_keys), std::end(sr.fd_keys), keys.begin());
     if (q.thread >= plan.threads.size()) throw Error("compiled trace: request of an unknown thread");
     plan.threads[q.thread].requests.push_back(static_cast<uint32_t>(plan.requests.size()));
     plan.requests.push_back(q);
   });
   for_each_chunked(ct.deps, [&](const StaticDep& d) { plan.deps.push_back({d.request, static_cast<replay::EdgeKind>(d.kind)}); });
+  const auto* cbor = reinterpret_cast<const uint8_t*>(ct.replayer_data.data);
+  replay::read_replayer_data_json(nlohmann::json::from_cbor(cbor, cbor + ct.replayer_data.size), &plan);
   return plan;
 }
 
@@ -125,14 +132,12 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   replay::EngineResult res;
   const size_t n = plan.requests.size();
   res.records.resize(n);
-  std::vector<replay::ProcessSeed> seeds;
-  replay::FdKeys keys = replay::plan_fd_keys(plan, &seeds);
-  replay::ProcessTable procs(seeds, keys.count);
+  replay::ProcessTable procs(plan.processes, plan.fd_keys.count);
   replay::CallExecutor exec(sandbox, procs, plan.trace.strings);
   SharedState sh;
   sh.plan = &plan;
   sh.exec = &exec;
-  sh.keys = &keys;
+  sh.keys = &plan.fd_keys;
   sh.imp = replay::detail::implicit_deps(plan);
   sh.done.reset(new replay::CompletionFlag[n]);
   sh.replay_end.assign(n, 0);

@@ -45,6 +45,7 @@ struct StaticRequest {
   int64_t trace_begin_ns, trace_end_ns;
   uint8_t action;
   uint32_t path0, path1;
+  int32_t fd_keys[8];  // the plan's fd keys of this request (replay::FdKeys)
 };
 
 struct StaticDep {
@@ -80,6 +81,8 @@ struct CompiledTrace {
   Chunks<StaticDep> deps;
   const StaticThread* threads;
   size_t n_threads;
+  // The plan's process seeds, fd key count and initial state: replay::replayer_data_json as CBOR.
+  StaticString replayer_data;
 };
 
 struct ThreadState;

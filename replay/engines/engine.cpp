@@ -49,7 +49,9 @@ std::vector<uint32_t> request_events(const Plan& plan) {
 namespace detail {
 
 EngineSetup::EngineSetup(const Plan& plan, const SandboxResolver& sandbox)
-    : keys(plan_fd_keys(plan, &seeds)),
+    : own_keys(has_fd_keys(plan) ? FdKeys{} : compute_fd_keys(plan.trace, request_events(plan), &own_seeds)),
+      seeds(has_fd_keys(plan) ? plan.processes : own_seeds),
+      keys(has_fd_keys(plan) ? plan.fd_keys : own_keys),
       procs(seeds, keys.count),
       exec(sandbox, procs, plan.trace.strings),
       imp(implicit_deps(plan)),

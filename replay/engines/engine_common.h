@@ -22,12 +22,16 @@ struct ImplicitDeps {
 };
 ImplicitDeps implicit_deps(const Plan& plan);
 
-// What both engines build before the first call: fd keys and process seeds, the traced
-// processes' state, the call executor, the implicit dependencies, and each request's replayed end.
+// What both engines build before the first call: the traced processes' state (from the Plan's
+// process seeds), the call executor, the implicit dependencies, and each request's replayed end.
+// The fd keys and seeds are the Plan's; only a plan built by hand (tests, benchmarks: no
+// inference, so no fd data) gets them computed here, once, by the same pass code.
 struct EngineSetup {
   EngineSetup(const Plan& plan, const SandboxResolver& sandbox);
-  std::vector<ProcessSeed> seeds;
-  FdKeys keys;
+  std::vector<ProcessSeed> own_seeds;  // only for a plan without fd data
+  FdKeys own_keys;
+  const std::vector<ProcessSeed>& seeds;
+  const FdKeys& keys;
   ProcessTable procs;
   CallExecutor exec;
   ImplicitDeps imp;

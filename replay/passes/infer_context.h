@@ -64,6 +64,7 @@ struct InferContext {
   // resolve_paths
   std::vector<std::array<trace::StrId, 2>> paths;
   uint64_t unresolved_paths = 0;
+  InitPlan init;  // the initial file-system state (initial_state.h)
 
   // resolve_fds
   // fd_refs[fd_refs_begin[r], fd_refs_begin[r+1]): request r's entries (sparse: most calls use
@@ -73,6 +74,8 @@ struct InferContext {
   std::vector<FdEntry> fd_entries;
   std::vector<Ofd> ofds;
   uint64_t inherited_fds = 0;
+  std::vector<ProcessSeed> processes;  // the replayers' process seeds and fd keys (fd_keys.h)
+  FdKeys fd_keys;
 
   // infer_order: CSR dependencies, deps of request r in deps[deps_begin[r], deps_begin[r+1])
   std::vector<Dep> deps;

@@ -47,6 +47,9 @@ Result<Done> run_plan(InferContext& c) {
   plan.threads = std::move(c.threads);
   fig.inherited_fds = c.inherited_fds;
   fig.unresolved_paths = c.unresolved_paths;
+  plan.processes = std::move(c.processes);
+  plan.fd_keys = std::move(c.fd_keys);
+  plan.init = std::move(c.init);
   plan.trace = std::move(c.trace);
   return compute_figures(plan);
 }
@@ -200,7 +203,7 @@ Result<Done> compute_figures(Plan& plan) {
 }
 
 Pass CreatePlanPass() {
-  return Pass{"plan", {"requests", "paths", "fds", "deps"}, {"plan"}, run_plan};
+  return Pass{"plan", {"requests", "paths", "initial_state", "fds", "fd_keys", "processes", "deps"}, {"plan"}, run_plan};
 }
 
 }  // namespace rastro::replay

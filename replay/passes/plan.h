@@ -1,10 +1,11 @@
-// Pass "plan": assembles the Plan (requests, CSR dependencies, threads), verifies with
+// Pass "plan": assembles the Plan (requests, CSR dependencies, threads, and the process seeds, fd
+// keys and initial file-system state the earlier passes worked out), verifies with
 // Boost.Graph that the dependency graph is acyclic (topological_sort), and computes the figures:
 // edges by kind; the critical path (longest dependency chain of traced durations, i.e. the
 // fullspeed lower bound; calls the engines skip count as zero); the maximum and mean parallelism
 // of the ASAP schedule with traced durations (mean = total duration / critical path); requests
 // with no dependency at all.
-// Reads: requests, paths, fds, deps. Produces: plan.
+// Reads: requests, paths, initial_state, fds, fd_keys, processes, deps. Produces: plan.
 #pragma once
 
 #include "replay/passes/pass_manager.h"

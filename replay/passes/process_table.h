@@ -1,15 +1,16 @@
-// Per traced process: its fd table and cwd, with the kernel's sharing rules. A child process
-// starts with a copy of its parent's table and cwd (fork), or shares them (CLONE_FILES /
-// CLONE_FS); threads share their process's (they have the same pid). exec drops close-on-exec
-// entries and unshares the table. Used by resolve_paths (fd -> path) and resolve_fds (fd ->
-// lifetime entry) with their own per-fd payload, which must have a `bool cloexec` member.
+// Per traced process, for the inference passes: the one process model (trace/common/
+// process_model.h: fd table and cwd with the kernel's sharing rules for fork, CLONE_FILES,
+// CLONE_FS and exec) keyed by pid, plus who forked whom, learnt up front from the clone results,
+// because a child's first event may be recorded before its parent's clone returns. Used by
+// resolve_paths (fd -> path) and resolve_fds (fd -> lifetime entry) with their own per-fd
+// payload, which must have a `bool cloexec` member.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <unordered_map>
 #include <vector>
 
+#include "trace/common/process_model.h"
 #include "trace/model/trace.h"
 
 namespace rastro::replay {
@@ -17,15 +18,11 @@ namespace rastro::replay {
 template <class Slot>
 class TracedProcessTable {
  public:
-  struct Files {
-    std::unordered_map<int, Slot> fds;
-  };
-  struct Process {
-    std::shared_ptr<Files> files;
-    std::shared_ptr<trace::StrId> cwd;
-  };
+  using Model = trace::ProcessModel<Slot, trace::StrId>;
+  using Files = typename Model::Files;
+  using Process = typename Model::Process;
 
-  explicit TracedProcessTable(trace::StrId initial_cwd) : initial_cwd_(initial_cwd) {}
+  explicit TracedProcessTable(trace::StrId initial_cwd) : model_(initial_cwd) {}
 
   // Learns parentage from the clone/fork results (the child's pid). Call once, before get(): a
   // child's first event may be recorded before its parent's clone returns. `nr` is the
@@ -42,31 +39,22 @@ class TracedProcessTable {
     }
   }
 
+  // The process, created on first sight from its parent's state at that moment (or empty, in
+  // the initial cwd, when its birth was not traced).
   Process& get(int32_t pid) {
-    auto it = procs_.find(pid);
-    if (it != procs_.end()) return it->second;
-    Process p;
+    if (Process* p = model_.find(pid)) return *p;
     auto b = births_.find(pid);
-    if (b != births_.end() && b->second.parent != pid) {
-      const Birth birth = b->second;
-      births_.erase(b);  // a pid-reuse loop in a bad trace must not recurse forever
-      Process& parent = get(birth.parent);
-      p.files = (birth.flags & kCloneFiles) ? parent.files : std::make_shared<Files>(*parent.files);
-      p.cwd = (birth.flags & kCloneFs) ? parent.cwd : std::make_shared<trace::StrId>(*parent.cwd);
-    } else {
-      p.files = std::make_shared<Files>();
-      p.cwd = std::make_shared<trace::StrId>(initial_cwd_);
-    }
-    return procs_.emplace(pid, std::move(p)).first->second;
+    if (b == births_.end() || b->second.parent == pid) return model_.get(pid);
+    const Birth birth = b->second;
+    births_.erase(b);  // a pid-reuse loop in a bad trace must not recurse forever
+    get(birth.parent);
+    return model_.clone(birth.parent, pid, birth.flags & kCloneFiles, birth.flags & kCloneFs);
   }
 
   // A successful exec: the table is unshared and loses its close-on-exec entries.
   void exec(int32_t pid) {
-    Process& p = get(pid);
-    auto files = std::make_shared<Files>();
-    for (const auto& [fd, slot] : p.files->fds)
-      if (!slot.cloexec) files->fds.emplace(fd, slot);
-    p.files = std::move(files);
+    get(pid);
+    model_.exec(pid);
   }
 
  private:
@@ -76,9 +64,8 @@ class TracedProcessTable {
     int32_t parent;
     uint64_t flags;
   };
-  trace::StrId initial_cwd_;
   std::unordered_map<int32_t, Birth> births_;
-  std::unordered_map<int32_t, Process> procs_;
+  Model model_;
 };
 
 }  // namespace rastro::replay

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "replay/passes/fd_keys.h"
 #include "replay/passes/fd_reuse.h"
 #include "replay/passes/process_table.h"
 #include "replay/passes/resolve_paths.h"
@@ -167,13 +168,14 @@ class FdResolver {
 
 Result<Done> run_resolve_fds(InferContext& c) {
   FdResolver(c).run();
+  c.fd_keys = compute_fd_keys(c.trace, c.order, &c.processes);
   return Done{};
 }
 
 }  // namespace
 
 Pass CreateResolveFdsPass() {
-  return Pass{"resolve_fds", {"requests", "paths"}, {"fds"}, run_resolve_fds};
+  return Pass{"resolve_fds", {"requests", "paths"}, {"fds", "fd_keys", "processes"}, run_resolve_fds};
 }
 
 }  // namespace rastro::replay

@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "replay/passes/initial_cwd.h"
+#include "replay/passes/initial_state.h"
 #include "replay/passes/process_table.h"
 #include "replay/passes/syscall_semantics.h"
 
@@ -51,15 +53,8 @@ struct PathSlot {
 constexpr int64_t kAtEmptyPath = 0x1000;
 
 trace::StrId header_cwd(trace::Trace& t) {
-  for (const auto* j : {&t.header.settings, &t.header.environment, &t.header.extra}) {
-    if (!j->is_object()) continue;
-    auto it = j->find("cwd");
-    if (it != j->end() && it->is_string()) {
-      const auto& s = it->get_ref<const std::string&>();
-      if (!s.empty() && s[0] == '/') return t.strings.intern(normalize_path("/", s));
-    }
-  }
-  return trace::kNoStr;
+  const std::string cwd = initial_cwd(t.header);
+  return cwd.empty() ? trace::kNoStr : t.strings.intern(cwd);
 }
 
 class Resolver {
@@ -178,13 +173,14 @@ class Resolver {
 
 Result<Done> run_resolve_paths(InferContext& c) {
   Resolver(c).run();
+  c.init = plan_initial_state(c.trace);
   return Done{};
 }
 
 }  // namespace
 
 Pass CreateResolvePathsPass() {
-  return Pass{"resolve_paths", {"requests"}, {"paths"}, run_resolve_paths};
+  return Pass{"resolve_paths", {"requests"}, {"paths", "initial_state"}, run_resolve_paths};
 }
 
 }  // namespace rastro::replay

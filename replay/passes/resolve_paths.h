@@ -1,12 +1,13 @@
 // Pass "resolve_paths": turns every path argument into an absolute, lexically normalised traced
 // path. Relative paths follow the traced process's cwd (chdir, fchdir; inherited over fork,
 // shared with CLONE_FS) and *at calls their dirfd's path (from the open that created it, or
-// the fd's recorded path, as strace -y prints it). The initial cwd comes from the trace header
-// ("cwd" in settings, environment or extra); without one, relative names resolve against "/"
-// and are counted as unresolved.
+// the fd's recorded path, as strace -y prints it). The initial cwd is initial_cwd.h's rule (the
+// header's "cwd" in settings, environment or extra); without one, relative names resolve against
+// "/" and are counted as unresolved. Then plans the initial file-system state (initial_state.h)
+// under the same cwd rule, which the plan pass stores in the Plan.
 // Lexical: ".." removes the previous component without following symlinks, as the replay
 // sandbox will see the same names.
-// Reads: requests. Produces: paths.
+// Reads: requests. Produces: paths, initial_state.
 #pragma once
 
 #include <string>

@@ -11,7 +11,6 @@ namespace {
 constexpr int64_t kOCreat = 0100;
 constexpr int64_t kOExcl = 0200;
 constexpr int64_t kOCloexec = 02000000;
-constexpr int64_t kFDupfd = 0;
 constexpr int64_t kFSetfd = 2;
 constexpr int64_t kFDupfdCloexec = 1030;
 constexpr int64_t kFdCloexec = 1;
@@ -143,7 +142,7 @@ FdEffects fd_effects(const trace::Event& e, Sem sem) {
     case Sem::kFcntl: {
       if (fx.nuses < 1 || e.nargs < 2) break;
       const int64_t cmd = e.arg(1).value;
-      if ((cmd == kFDupfd || cmd == kFDupfdCloexec) && rv_fd)
+      if (trace::is_dup_fd_command(cmd) && rv_fd)
         fx.created[fx.ncreated++] = {rv, fx.uses[0], cmd == kFDupfdCloexec};
       if (cmd == kFSetfd) {
         fx.setfd = fx.uses[0];

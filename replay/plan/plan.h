@@ -3,6 +3,9 @@
 // built, never the replayers (thesis §2.4.2).
 #pragma once
 
+#include <sys/types.h>
+
+#include <array>
 #include <cstddef>  // (trace/model/event.h uses size_t without it)
 #include <cstdint>
 #include <string>
@@ -71,6 +74,43 @@ struct PlanFigures {
   uint64_t unresolved_paths = 0;  // relative paths/dirfds resolved against an unknown directory
 };
 
+// One key per traced fd lifetime, per plan request (pass resolve_fds, replay/passes/fd_keys.h):
+// keys[r][i] for fd/dirfd argument i (uses, and dup2/dup3's target, which is created),
+// keys[r][kRet] for an fd the call returns, keys[r][kPair2] for the second fd of a
+// pipe/socketpair. -1 = no fd there. The replayers' fd tables are indexed by these keys, so a
+// traced fd number reused by a later open is a different slot.
+struct FdKeys {
+  static constexpr int kRet = 6;
+  static constexpr int kPair2 = 7;
+  std::vector<std::array<int32_t, 8>> keys;
+  int32_t count = 0;  // keys 0..count-1 exist
+};
+
+// What the replayers create for a traced process before the first call (pass resolve_fds).
+struct ProcessSeed {
+  int32_t pid = 0;
+  std::string cwd = "/";             // traced cwd at the start of the trace (initial_cwd.h's rule)
+  std::vector<int> inherited_fds;    // used but never created in the trace (0/1/2 and others)
+  std::vector<int> inherited_traced_fds;  // the same as traced fd numbers (inherited_fds may be keys)
+  std::vector<int32_t> tids;         // its threads as seen in the trace
+};
+
+// The initial file-system state the trace needs (`--init`; pass resolve_paths,
+// replay/passes/initial_state.h); replay/runtime/fs_init.h creates it inside a root.
+struct InitEntry {
+  enum class Kind : uint8_t { kDir, kFile, kSymlink };
+  Kind kind = Kind::kFile;
+  std::string path;    // absolute traced path (normalised)
+  uint64_t size = 0;   // files: minimum size
+  mode_t mode = 0644;  // files: 0755 when the trace found them executable (access X_OK, exec)
+  std::string target;  // symlinks: a placeholder of the traced readlink length
+};
+
+struct InitPlan {
+  std::vector<InitEntry> entries;  // parents before children
+  uint64_t bytes = 0;
+};
+
 struct Plan {
   Ordering ordering = Ordering::kFs;
   trace::Trace trace;              // the input trace (header, strings, events)
@@ -80,6 +120,12 @@ struct Plan {
   std::vector<Dep> deps;           // CSR storage of every request's dependencies
   std::vector<PlanThread> threads;
   PlanFigures figures;
+  // Added by inference for the replayers (empty in a plan built by hand, see
+  // replay/passes/fd_keys.h): the traced processes, in pid order, with inherited_fds as fd keys;
+  // the fd keys of every request; the initial file-system state.
+  std::vector<ProcessSeed> processes;
+  FdKeys fd_keys;
+  InitPlan init;
 };
 
 }  // namespace rastro::replay

@@ -1,7 +1,12 @@
 #include "replay/plan/plan_json.h"
 
-#include <fmt/format.h>
+#include <algorithm>
+#include <iterator>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "common/error.h"
 #include "replay/plan/plan_names.h"
 
 namespace rastro::replay {
@@ -34,10 +39,85 @@ nlohmann::json figures_json(const Plan& plan) {
   };
 }
 
+namespace {
+
+constexpr const char* kInitKindNames[] = {"dir", "file", "symlink"};
+
+template <class T>
+T field(const nlohmann::json& j, const char* key, const char* what) {
+  auto it = j.find(key);
+  if (it == j.end()) throw Error(fmt::format("plan: {} without \"{}\"", what, key));
+  try {
+    return it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(fmt::format("plan: {}: \"{}\" has the wrong type", what, key));
+  }
+}
+
+}  // namespace
+
+nlohmann::json replayer_data_json(const Plan& plan) {
+  nlohmann::json procs = nlohmann::json::array();
+  for (const ProcessSeed& s : plan.processes)
+    procs.push_back({{"pid", s.pid},
+                     {"cwd", s.cwd},
+                     {"inherited_fd_keys", s.inherited_fds},
+                     {"inherited_fds", s.inherited_traced_fds},
+                     {"tids", s.tids}});
+  nlohmann::json entries = nlohmann::json::array();
+  for (const InitEntry& e : plan.init.entries) {
+    nlohmann::json x = {{"kind", kInitKindNames[static_cast<int>(e.kind)]}, {"path", e.path}};
+    if (e.kind == InitEntry::Kind::kFile) {
+      x["size"] = e.size;
+      x["mode"] = e.mode;
+    }
+    if (e.kind == InitEntry::Kind::kSymlink) x["target"] = e.target;
+    entries.push_back(std::move(x));
+  }
+  return {{"processes", std::move(procs)},
+          {"fd_key_count", plan.fd_keys.count},
+          {"initial_state", {{"bytes", plan.init.bytes}, {"entries", std::move(entries)}}}};
+}
+
+void read_replayer_data_json(const nlohmann::json& j, Plan* plan) {
+  if (!j.is_object()) throw Error("plan: replayer data is not an object");
+  plan->processes.clear();
+  for (const auto& p : field<nlohmann::json>(j, "processes", "plan")) {
+    ProcessSeed s;
+    s.pid = field<int32_t>(p, "pid", "process");
+    s.cwd = field<std::string>(p, "cwd", "process");
+    s.inherited_fds = field<std::vector<int>>(p, "inherited_fd_keys", "process");
+    s.inherited_traced_fds = field<std::vector<int>>(p, "inherited_fds", "process");
+    s.tids = field<std::vector<int32_t>>(p, "tids", "process");
+    plan->processes.push_back(std::move(s));
+  }
+  plan->fd_keys.count = field<int32_t>(j, "fd_key_count", "plan");
+  const auto init = field<nlohmann::json>(j, "initial_state", "plan");
+  plan->init = InitPlan{};
+  plan->init.bytes = field<uint64_t>(init, "bytes", "initial_state");
+  for (const auto& x : field<nlohmann::json>(init, "entries", "initial_state")) {
+    InitEntry e;
+    const auto kind = field<std::string>(x, "kind", "initial_state entry");
+    const auto* k = std::find(std::begin(kInitKindNames), std::end(kInitKindNames), kind);
+    if (k == std::end(kInitKindNames)) throw Error("plan: initial_state entry of unknown kind '" + kind + "'");
+    e.kind = static_cast<InitEntry::Kind>(k - std::begin(kInitKindNames));
+    e.path = field<std::string>(x, "path", "initial_state entry");
+    if (e.kind == InitEntry::Kind::kFile) {
+      e.size = field<uint64_t>(x, "size", "initial_state entry");
+      e.mode = field<mode_t>(x, "mode", "initial_state entry");
+    }
+    if (e.kind == InitEntry::Kind::kSymlink) e.target = field<std::string>(x, "target", "initial_state entry");
+    plan->init.entries.push_back(std::move(e));
+  }
+}
+
 void write_plan_json(std::ostream& out, const Plan& plan) {
   auto q = [](std::string_view s) { return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
-  out << "{\"format\":\"rastro-plan\",\"version\":1,\"ordering\":\"" << ordering_name(plan.ordering) << "\",\n";
+  out << "{\"format\":\"rastro-plan\",\"version\":2,\"ordering\":\"" << ordering_name(plan.ordering) << "\",\n";
   out << "\"figures\":" << figures_json(plan).dump() << ",\n";
+  const nlohmann::json data = replayer_data_json(plan);
+  for (const auto& [key, value] : data.items())
+    out << q(key) << ":" << value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << ",\n";
   out << "\"threads\":[";
   for (size_t t = 0; t < plan.threads.size(); ++t) {
     const auto& th = plan.threads[t];
@@ -68,7 +148,15 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
       const Dep& d = plan.deps[rq.deps_begin + k];
       fmt::format_to(std::back_inserter(line), "{}[{},\"{}\"]", k ? "," : "", d.request, edge_kind_name(d.kind));
     }
-    line += "]}";
+    line += "]";
+    // fd keys (replay/plan/plan.h FdKeys): slots 0-5 = arguments, 6 = returned fd, 7 = second fd
+    // of a pair; only for requests that touch an fd.
+    if (r < plan.fd_keys.keys.size()) {
+      const auto& k = plan.fd_keys.keys[r];
+      if (std::any_of(k.begin(), k.end(), [](int32_t x) { return x >= 0; }))
+        fmt::format_to(std::back_inserter(line), ",\"fd_keys\":[{}]", fmt::join(k, ","));
+    }
+    line += "}";
     out << line;
   }
   out << "\n]}\n";

@@ -74,8 +74,8 @@ bool rvalue_mismatch(const trace::Event& traced, int64_t replay_rvalue) {
   const trace::SyscallInfo* info = trace::syscall_by_nr(traced.nr);
   trace::ReturnKind kind = info ? info->ret : trace::ReturnKind::kInt;
   // fcntl(F_DUPFD*) returns a new fd: its number is the replayer's, like open's.
-  if (traced.nr == SYS_fcntl && traced.nargs > 1 && (traced.arg(1).value == F_DUPFD || traced.arg(1).value == F_DUPFD_CLOEXEC))
-    kind = trace::ReturnKind::kFd;
+  const int cmd = info ? info->arg_of(trace::ArgType::kFcntlCmd) : -1;
+  if (cmd >= 0 && cmd < traced.nargs && info->returns_new_fd(traced.arg(cmd).value)) kind = trace::ReturnKind::kFd;
   auto is_err = [](int64_t v) { return v < 0 && v >= -4095; };
   switch (kind) {
     case trace::ReturnKind::kFd:

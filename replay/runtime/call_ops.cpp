@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "trace/syscalls/syscall_table.h"
+
 namespace rastro::replay {
 
 SkipReason fd_skip(FdState s) {
@@ -27,9 +29,8 @@ int64_t CallOps::unsupported() {
 bool CallOps::path_arg(int di, int pi, std::string* out) {
   std::string_view p = str(pi);
   std::string base;
-  int slot = 0;  // which path argument this is (a symlink's target is not one)
-  for (int i = 0; i < pi; ++i) slot += e.arg(i).type == trace::ArgType::kPath;
-  if (e.nr == SYS_symlink || e.nr == SYS_symlinkat) --slot;
+  const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
+  const int slot = info ? info->path_slot(pi) : -1;  // which Request::path (a symlink's target is none)
   if (c.resolved && slot >= 0 && slot < 2 && c.resolved[slot] != trace::kNoStr &&
       !p.empty() && p.find('\0') == std::string_view::npos) {
     p = strings_.get(c.resolved[slot]);

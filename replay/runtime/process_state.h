@@ -2,8 +2,15 @@
 // file mappings. A traced fork copies the parent's state into the child; CLONE_FILES shares the
 // fd table; threads of one process share everything (they have one pid).
 //
-// Every process of the trace is created before the run (from ProcessSeeds), so replay threads look
-// their process up once and never take a lock to find it.
+// Every process of the trace is created before the run (from the Plan's ProcessSeeds), so replay
+// threads look their process up once and never take a lock to find it.
+//
+// This is the replayer's *live* state, not the traced-process model the importers and passes
+// share (trace/common/process_model.h): its fd tables map fd-lifetime keys the Plan already
+// resolved to the replayer's own open fds, are read and written by many replay threads at once
+// (lock-free slots, fd_map.h), and own real resources (fds, mappings). Which process shares or
+// copies which table is replayed from the traced clone flags here; everything the trace implies
+// about fds was worked out by the passes.
 #pragma once
 
 #include <array>
@@ -16,23 +23,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "replay/passes/fd_keys.h"  // process_seeds, for plans built by hand
 #include "replay/plan/plan.h"
 #include "replay/runtime/fd_map.h"
 #include "trace/model/trace.h"
 
 namespace rastro::replay {
-
-// What the runtime needs to know about a traced process before replaying it. The compiled
-// replayer computes these at compile time and embeds them.
-struct ProcessSeed {
-  int32_t pid = 0;
-  std::string cwd = "/";             // traced cwd at the start of the trace
-  std::vector<int> inherited_fds;    // used but never created in the trace (0/1/2 and others)
-  std::vector<int> inherited_traced_fds;  // the same as traced fd numbers (inherited_fds may be keys)
-  std::vector<int32_t> tids;         // its threads as seen in the trace
-};
-
-std::vector<ProcessSeed> process_seeds(const trace::Trace& trace);
 
 struct Mapping {
   uint64_t replay_addr = 0;
@@ -62,7 +58,7 @@ struct ProcessState {
 class ProcessTable {
  public:
   // Creates every process with its inherited fds duplicated from /dev/null.
-  // `fd_slots`: lock-free fd-table slots per process (FdKeys::count when fd keys are used).
+  // `fd_slots`: lock-free fd-table slots per process (Plan::fd_keys.count when fd keys are used).
   explicit ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots = FdTable::kDirect);
   // nullptr for a pid that was not seeded.
   ProcessState* find(int32_t pid) const;
@@ -74,20 +70,6 @@ class ProcessTable {
   std::unordered_map<int32_t, std::unique_ptr<ProcessState>> procs_;
   std::unordered_map<int32_t, int32_t> tid_to_pid_;
 };
-
-// One key per traced fd lifetime, per plan request: keys[r][i] for fd/dirfd argument i (uses, and
-// dup2/dup3's target, which is created), keys[r][kRet] for an fd the call returns, keys[r][kPair2]
-// for the second fd of a pipe/socketpair. -1 = no fd there. Computed in plan (begin) order per
-// traced process (fork copies the parent's current lifetimes). A use with no earlier creation in
-// its process gets a fresh key that is never created ("use before open"), except inherited fds.
-struct FdKeys {
-  static constexpr int kRet = 6;
-  static constexpr int kPair2 = 7;
-  std::vector<std::array<int32_t, 8>> keys;
-  int32_t count = 0;
-};
-// Also returns the process seeds with inherited_fds expressed as keys.
-FdKeys plan_fd_keys(const Plan& plan, std::vector<ProcessSeed>* seeds);
 
 // For each plan thread, the request (index into plan.requests) of the clone/fork that created it,
 // or -1. A thread's first request must wait for it: the child's fd table is copied there.

@@ -31,8 +31,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   SandboxResolver sandbox(o.root);
   nlohmann::json init_json = nullptr;
   if (o.init) {
-    InitPlan ip = plan_initial_state(plan.trace);
-    InitReport ir = create_initial_state(sandbox, ip);
+    InitReport ir = create_initial_state(sandbox, plan.init);
     init_json = {{"dirs", ir.dirs}, {"files", ir.files}, {"symlinks", ir.symlinks},
                  {"bytes_written", ir.bytes_written}, {"kept", ir.kept}, {"refused", ir.refused}, {"problems", ir.problems}};
     fmt::print(stderr, "init: {} directories, {} files ({} bytes), {} symlinks created in {}{}\n", ir.dirs, ir.files,

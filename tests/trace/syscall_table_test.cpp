@@ -63,5 +63,28 @@ TEST(SyscallSet, ParsesClassesNamesAndNegation) {
   EXPECT_NE(bad.error().find("frobnicate"), std::string::npos);
 }
 
+// Checked against the kernel's numbers (asm/unistd_64.h) and fcntl.h's values, not the table.
+TEST(SyscallTable, PathSlotSkipsSymlinksContentAndCountsFileNames) {
+  EXPECT_EQ(syscall_by_nr(__NR_symlink)->path_slot(0), -1);     // the link's content
+  EXPECT_EQ(syscall_by_nr(__NR_symlink)->path_slot(1), 0);      // the link created
+  EXPECT_EQ(syscall_by_nr(__NR_symlinkat)->path_slot(0), -1);
+  EXPECT_EQ(syscall_by_nr(__NR_symlinkat)->path_slot(2), 0);
+  EXPECT_EQ(syscall_by_nr(__NR_renameat2)->path_slot(1), 0);    // renameat2(olddirfd, old, newdirfd, new, flags)
+  EXPECT_EQ(syscall_by_nr(__NR_renameat2)->path_slot(3), 1);
+  EXPECT_EQ(syscall_by_nr(__NR_renameat2)->path_slot(0), -1);   // a dirfd
+  EXPECT_EQ(syscall_by_nr(__NR_openat)->path_slot(1), 0);
+}
+
+TEST(SyscallTable, ReturnsNewFdForFdReturningCallsAndFcntlDuplication) {
+  EXPECT_TRUE(syscall_by_nr(__NR_openat)->returns_new_fd(0));
+  EXPECT_TRUE(syscall_by_nr(__NR_fcntl)->returns_new_fd(0));     // F_DUPFD
+  EXPECT_TRUE(syscall_by_nr(__NR_fcntl)->returns_new_fd(1030));  // F_DUPFD_CLOEXEC
+  EXPECT_FALSE(syscall_by_nr(__NR_fcntl)->returns_new_fd(1));    // F_GETFD
+  EXPECT_FALSE(syscall_by_nr(__NR_fcntl)->returns_new_fd(4));    // F_SETFL
+  EXPECT_FALSE(syscall_by_nr(__NR_read)->returns_new_fd(0));
+  EXPECT_TRUE(is_dup_fd_command(0));
+  EXPECT_FALSE(is_dup_fd_command(2));
+}
+
 }  // namespace
 }  // namespace rastro::trace

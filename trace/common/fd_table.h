@@ -1,16 +1,14 @@
-// Per-task file-descriptor -> path tracking, shared by importers and backends that only see
-// syscalls (strace logs without -y, ptrace). Knows the kernel's sharing rules:
-//   clone(CLONE_FILES) shares the fd table (threads), otherwise the child gets a copy;
-//   clone(CLONE_FS) shares the cwd; execve closes O_CLOEXEC descriptors.
+// Per-task file-descriptor -> path tracking for importers that only see syscalls (strace logs
+// without -y): the one process model (process_model.h, the kernel's sharing rules for clone,
+// CLONE_FILES, CLONE_FS and execve's O_CLOEXEC) with a path per fd and a path as the cwd.
 // Paths are what the kernel would report for the fd (absolute when the open path or the
 // dirfd/cwd it is relative to is known), else the path as the program passed it.
 #pragma once
 
-#include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+
+#include "trace/common/process_model.h"
 
 namespace rastro::trace {
 
@@ -41,10 +39,8 @@ class FdTable {
     std::string path;
     bool cloexec = false;
   };
-  using Files = std::unordered_map<int, Entry>;
-  Files& files(int tid);
-  std::unordered_map<int, std::shared_ptr<Files>> files_;
-  std::unordered_map<int, std::shared_ptr<std::string>> cwd_;
+  // Cwd "" = unknown.
+  ProcessModel<Entry, std::string> tasks_;
 };
 
 }  // namespace rastro::trace

@@ -1,5 +1,7 @@
 #include "trace/syscalls/syscall_table.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <array>
 #include <unordered_map>
@@ -58,6 +60,18 @@ int SyscallInfo::path_arg(int n) const {
     if (seen++ == n) return i;
   }
   return -1;
+}
+
+int SyscallInfo::path_slot(int arg_index) const {
+  for (int n = 0; n < 2; ++n)
+    if (path_arg(n) == arg_index) return n;
+  return -1;
+}
+
+bool is_dup_fd_command(int64_t fcntl_command) { return fcntl_command == F_DUPFD || fcntl_command == F_DUPFD_CLOEXEC; }
+
+bool SyscallInfo::returns_new_fd(int64_t command) const {
+  return ret == ReturnKind::kFd || (fd == FdEffect::kByCommand && is_dup_fd_command(command));
 }
 
 const SyscallInfo* syscall_by_nr(int nr) {

@@ -118,6 +118,12 @@ struct SyscallInfo {
   // Index of the n-th (0 or 1) kPath argument that names a file (symlink's content is skipped),
   // and of the kDirFd argument right before it (-1 when relative to the cwd). -1: none.
   int path_arg(int n) const;
+  // Which of the call's file-naming paths (0 or 1, path_arg's n) argument `arg_index` is; -1 when
+  // it is not one (not a path, or symlink's content).
+  int path_slot(int arg_index) const;
+  // Whether the call returns a new fd: its return kind says so, or it duplicates by command
+  // (fcntl) and `command` (the value of its kFcntlCmd argument) is F_DUPFD or F_DUPFD_CLOEXEC.
+  bool returns_new_fd(int64_t command) const;
   int dirfd_of(int path_index) const {
     return path_index > 0 && args[static_cast<size_t>(path_index - 1)] == ArgType::kDirFd ? path_index - 1 : -1;
   }
@@ -128,6 +134,9 @@ struct SyscallInfo {
     return -1;
   }
 };
+
+// fcntl commands that duplicate the fd (F_DUPFD, F_DUPFD_CLOEXEC) and so return a new one.
+bool is_dup_fd_command(int64_t fcntl_command);
 
 // All rows, sorted by nr.
 std::span<const SyscallInfo> all_syscalls();

@@ -298,7 +298,7 @@ class Importer {
         bool cloexec = info->fd == FdEffect::kDuplicatesOnto && flags_arg >= 0 && (e.args[static_cast<size_t>(flags_arg)].value & kOCloexec);
         if (info->fd == FdEffect::kByCommand) {
           int64_t cmd = e.args[1].value;
-          if (cmd != 0 && cmd != 1030) return;  // only F_DUPFD / F_DUPFD_CLOEXEC return an fd
+          if (!is_dup_fd_command(cmd)) return;  // only F_DUPFD / F_DUPFD_CLOEXEC return an fd
           cloexec = cmd == 1030;
         }
         fds_.dup(tid, arg(0), rv, cloexec);

@@ -1,0 +1,22 @@
+// The initial file-system state a trace needs (`--init`, ARTC-style two-pass preparation, SPEC
+// §4), planned by the resolve_paths pass into Plan::init; replay/runtime/fs_init.h creates it.
+//
+// Walks the trace in order, following each process's cwd (from initial_cwd.h's rule) and fds, and
+// decides for every path from its *first* use whether it existed before the trace began: a
+// successful open without O_CREAT, stat, access, unlink, rename source, chdir, readlink... says it
+// existed; a successful mkdir, O_EXCL create, symlink or link target, or an ENOENT failure, says it
+// did not. Files are sized to the largest offset+bytes read from them (read, pread, readv, mmap,
+// sendfile) while they still held their original content, and to lseek(SEEK_END) results.
+// Ancestors of every path a successful call used are directories. Sizes in the trace header's
+// settings ("initial_files": {path: size} or [{"path":..,"size":..}]) are honoured too. Paths the
+// replay sandbox refuses (SandboxResolver::check) are left out.
+#pragma once
+
+#include "replay/plan/plan.h"
+#include "trace/model/trace.h"
+
+namespace rastro::replay {
+
+InitPlan plan_initial_state(const trace::Trace& trace);
+
+}  // namespace rastro::replay
