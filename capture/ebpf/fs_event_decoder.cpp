@@ -72,6 +72,10 @@ Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::S
   e.end_ns = static_cast<int64_t>(raw.end_ns);
   e.nr = raw.nr;
   e.rvalue = raw.ret;
+  e.offcpu_ns = static_cast<int64_t>(raw.offcpu_ns);
+  e.vol_switches = raw.vol_switches;
+  e.invol_switches = raw.invol_switches;
+  e.flags |= trace::kEventOffCpu;
 
   const trace::SyscallInfo* info = trace::syscall_by_nr(raw.nr);
   if (info == nullptr) {  // only with -e trace=all: raw registers, like the ptrace backend

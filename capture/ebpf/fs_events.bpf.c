@@ -3,7 +3,8 @@
  * fs_loader.cpp). One record per completed syscall of the traced task tree.
  *
  * Hooks: tp_btf/sys_enter + tp_btf/sys_exit (the cheapest syscall hooks this kernel allows:
- * fentry and kprobes are unavailable, PLATFORM.md), sched_process_fork/exec/exit for the task tree.
+ * fentry and kprobes are unavailable, PLATFORM.md), sched_process_fork/exec/exit for the task tree,
+ * sched_switch for the time each call spends off-CPU and its voluntary/involuntary switches.
  *
  * Per-task state lives in BPF task-local storage rather than a hash keyed by tid: the lookup is a
  * pointer walk from the task (no hashing, no copy of the value through the 512-byte stack), the
@@ -64,6 +65,7 @@ struct fs_task {
   struct fd_key candidate[2];  /* resolved by the in-flight call; cached once its record is out */
   __u32 candidate_mask;        /* bit slot: candidate[slot] is valid */
   __u32 pad;
+  __u64 off_since;             /* switched out at this time inside the in-flight call, else 0 */
   struct fs_event ev;
   char area[FS_STR_AREA + FS_STR_MAX];  /* string data; follows ev directly (emitted together) */
 };
@@ -326,6 +328,10 @@ int BPF_PROG(fs_sys_enter, struct pt_regs *regs, long id)
   e->str_bytes = 0;
   e->fd_same = 0;
   e->fd_cached_mask = 0;
+  e->vol_switches = 0;
+  e->invol_switches = 0;
+  e->offcpu_ns = 0;
+  t->off_since = 0;
   t->candidate_mask = 0;
   if (r & 0x0fff) {
     read_arg(t, r, 0);
@@ -378,6 +384,32 @@ int BPF_PROG(fs_sys_exit, struct pt_regs *regs, long ret)
   if (emit(t) == 0 && t->candidate_mask) {
     if (t->candidate_mask & (1 << FS_SLOT_CWD)) t->cached[FS_SLOT_CWD] = t->candidate[FS_SLOT_CWD];
     if (t->candidate_mask & (1 << FS_SLOT_FD)) t->cached[FS_SLOT_FD] = t->candidate[FS_SLOT_FD];
+  }
+  return 0;
+}
+
+/* Off-CPU time and context switches of the in-flight call. Voluntary exactly as the kernel
+ * counts nvcsw (__schedule: not a preemption and the task left TASK_RUNNING), so the sums agree
+ * with /proc/TID/status. Runs on every switch of the machine: untraced tasks cost two storage
+ * lookups and nothing else. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(fs_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+             unsigned int prev_state)
+{
+  __u64 now = bpf_ktime_get_ns();
+  struct fs_task *t = bpf_task_storage_get(&tasks, prev, 0, 0);
+
+  if (t && t->inflight) {
+    t->off_since = now;
+    if (!preempt && prev_state != 0 /* TASK_RUNNING */)
+      t->ev.vol_switches++;
+    else
+      t->ev.invol_switches++;
+  }
+  t = bpf_task_storage_get(&tasks, next, 0, 0);
+  if (t && t->off_since) {
+    if (t->inflight) t->ev.offcpu_ns += now - t->off_since;
+    t->off_since = 0;
   }
   return 0;
 }

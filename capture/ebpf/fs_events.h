@@ -2,7 +2,7 @@
  * (fs_loader.cpp) decodes. Shared by C (clang -target bpf) and C++: fixed-width types only, no
  * kernel or libc headers (the BPF side gets __u64 & co. from vmlinux.h, C++ from <linux/types.h>).
  *
- * One record per completed syscall:
+ * One record per completed syscall (with the time the task spent off-CPU inside it):
  *   struct fs_event | str_bytes bytes of string data
  * The string data holds up to FS_MAX_STRS strings, described by strs[] in order:
  *   FS_STR_PATH    a user string (path or xattr name) read with bpf_probe_read_user_str; NUL-terminated.
@@ -80,6 +80,10 @@ struct fs_event {
   __u8 fd_cached_mask;  /* bit k: the FS_STR_FDPATH string of argument k is now cached in its
                          * slot for this tid (user space must remember it) */
   __u16 reserved;
+  /* Scheduling while in the call (sched_switch): */
+  __u32 vol_switches;    /* switched out blocked (it gave up the CPU) */
+  __u32 invol_switches;  /* switched out runnable (preempted) */
+  __u64 offcpu_ns;       /* time between each switch-out and the following switch-in */
 };
 #define FS_AT_FDCWD (-100)
 #define FS_SLOT_CWD 0

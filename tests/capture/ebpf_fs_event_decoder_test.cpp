@@ -212,6 +212,23 @@ TEST(EbpfFsEventDecoder, UnknownSyscallKeepsRawRegistersAndName) {
   EXPECT_EQ(e->args[0].value, 7);
 }
 
+TEST(EbpfFsEventDecoder, OffCpuTimeAndSwitchesBecomeEventColumns) {
+  trace::StringTable strings;
+  DecodeState st;
+  RecordBuilder b(0, 10);  // read(3, buf, 10) that blocked twice and was preempted once
+  b.arg(0, 3).arg(2, 10);
+  b.ev.offcpu_ns = 123456789;
+  b.ev.vol_switches = 2;
+  b.ev.invol_switches = 1;
+  auto rec = b.bytes();
+  auto e = decode_fs_event(rec, strings, st);
+  ASSERT_TRUE(e.ok()) << e.error();
+  EXPECT_TRUE(e->flags & trace::kEventOffCpu);
+  EXPECT_EQ(e->offcpu_ns, 123456789);
+  EXPECT_EQ(e->vol_switches, 2u);
+  EXPECT_EQ(e->invol_switches, 1u);
+}
+
 TEST(EbpfFsEventDecoder, FlagsAreCounted) {
   trace::StringTable strings;
   DecodeState st;

@@ -1,4 +1,5 @@
 // Writes TSV/CSV text traces; see text_format.h for the layout.
+#include <algorithm>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -72,7 +73,10 @@ void write_text_trace(std::ostream& out, const Trace& trace, char sep) {
     }
     line += '\n';
   }
-  for (size_t c = 0; c < text::kColumnNames.size(); ++c) {
+  const bool sched = std::any_of(trace.events.begin(), trace.events.end(),
+                                 [](const Event& e) { return (e.flags & kEventOffCpu) != 0; });
+  const size_t ncols = sched ? text::kColumnNames.size() : static_cast<size_t>(text::kFirstSchedColumn);
+  for (size_t c = 0; c < ncols; ++c) {
     if (c) line += sep;
     line += text::kColumnNames[c];
   }
@@ -93,8 +97,12 @@ void write_text_trace(std::ostream& out, const Trace& trace, char sep) {
     field.clear();
     append_rvalue(field, e.rvalue, return_kind_of(e));
     append_field(line, field, sep);
-    fmt::format_to(std::back_inserter(line), "{}{}{}{}{}{}{}{}{}{}\n", sep, e.flags, sep, e.planned_ns, sep,
+    fmt::format_to(std::back_inserter(line), "{}{}{}{}{}{}{}{}{}{}", sep, e.flags, sep, e.planned_ns, sep,
                    e.expected_rvalue, sep, e.raw_end_ns, sep, e.seq);
+    if (sched)
+      fmt::format_to(std::back_inserter(line), "{}{}{}{}{}{}", sep, e.offcpu_ns, sep, e.vol_switches, sep,
+                     e.invol_switches);
+    line += '\n';
     out << line;
   }
 }
