@@ -30,13 +30,19 @@ enum Col : size_t {
   // Optional (written only by blocks with an off-CPU measurement):
   kOffCpu,     // zigzag(offcpu_ns)
   kSwitches,   // varint(vol_switches), varint(invol_switches)
+  // Optional (written only by blocks with an io_uring request, after the two above):
+  kUringData,  // varint(uring_user_data)
+  kUringEnter, // 0 when uring_enter_ns is 0, else 1 + zigzag(begin - uring_enter_ns)
 };
 static_assert(kExtras + 1 == kBaseEventColumns);
-static_assert(kSwitches + 1 == kEventColumns);
+static_assert(kUringEnter + 1 == kEventColumns);
+constexpr size_t kSchedColumns = kSwitches + 1;
 
 bool has_sched(const Event& e) {
   return (e.flags & kEventOffCpu) || e.offcpu_ns != 0 || e.vol_switches != 0 || e.invol_switches != 0;
 }
+
+bool has_uring(const Event& e) { return (e.flags & kEventUring) || e.uring_user_data != 0 || e.uring_enter_ns != 0; }
 
 constexpr size_t kTypes = static_cast<size_t>(ArgType::kLast) + 1;
 
@@ -53,8 +59,14 @@ struct DeltaState {
 void EventColumnEncoder::encode(std::span<const Event> events, std::string& out) {
   for (auto& c : cols_) c.clear();
   DeltaState s;
-  const bool sched = std::any_of(events.begin(), events.end(), has_sched);
+  const bool uring = std::any_of(events.begin(), events.end(), has_uring);
+  const bool sched = uring || std::any_of(events.begin(), events.end(), has_sched);
   for (const Event& e : events) {
+    if (uring) {
+      put_varint(cols_[kUringData], e.uring_user_data);
+      put_varint(cols_[kUringEnter], e.uring_enter_ns == 0 ? 0 : 1 + zigzag(static_cast<int64_t>(
+                                         static_cast<uint64_t>(e.begin_ns) - static_cast<uint64_t>(e.uring_enter_ns))));
+    }
     if (sched) {
       put_svarint(cols_[kOffCpu], e.offcpu_ns);
       put_varint(cols_[kSwitches], e.vol_switches);
@@ -102,7 +114,7 @@ void EventColumnEncoder::encode(std::span<const Event> events, std::string& out)
                                                              static_cast<uint64_t>(e.end_ns))));
   }
   out.clear();
-  const size_t ncols = sched ? kEventColumns : kBaseEventColumns;
+  const size_t ncols = uring ? kEventColumns : sched ? kSchedColumns : kBaseEventColumns;
   for (size_t i = 0; i < ncols; ++i) put_varint(out, cols_[i].size());
   for (size_t i = 0; i < ncols; ++i) out += cols_[i];
 }
@@ -130,9 +142,10 @@ bool decode_event_columns(std::string_view raw, uint32_t count, size_t nstrings,
     *why = "events block: column lengths do not add up to the payload size";
     return false;
   }
-  const bool sched = ncols > kOffCpu;
-  if (ncols != kBaseEventColumns && ncols != kEventColumns) {
-    *why = fmt::format("events block: {} columns (expected {} or {})", ncols, kBaseEventColumns, kEventColumns);
+  const bool sched = ncols > kOffCpu, uring = ncols > kUringData;
+  if (ncols != kBaseEventColumns && ncols != kSchedColumns && ncols != kEventColumns) {
+    *why = fmt::format("events block: {} columns (expected {}, {} or {})", ncols, kBaseEventColumns, kSchedColumns,
+                       kEventColumns);
     return false;
   }
   std::array<VarintCursor, kEventColumns> c;
@@ -204,6 +217,13 @@ bool decode_event_columns(std::string_view raw, uint32_t count, size_t nstrings,
         return fail(fmt::format("event {}: context switch count {} does not fit 32 bits", k, std::max(vol, invol)));
       e.vol_switches = static_cast<uint32_t>(vol);
       e.invol_switches = static_cast<uint32_t>(invol);
+    }
+    if (uring) {
+      e.uring_user_data = c[kUringData].get();
+      const uint64_t link = c[kUringEnter].get();
+      if (link != 0)
+        e.uring_enter_ns = static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) -
+                                                static_cast<uint64_t>(unzigzag(link - 1)));
     }
     out.push_back(e);
   }

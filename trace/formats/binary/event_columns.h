@@ -18,7 +18,7 @@ namespace rastro::trace::binary {
 // Columns of a payload: the first kBaseEventColumns always, the later ones (appended since) only
 // when a block has a value for them, so traces without those values keep the original layout.
 inline constexpr size_t kBaseEventColumns = 15;
-inline constexpr size_t kEventColumns = 17;
+inline constexpr size_t kEventColumns = 19;
 
 class EventColumnEncoder {
  public:

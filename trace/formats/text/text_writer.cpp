@@ -75,8 +75,11 @@ void write_text_trace(std::ostream& out, const Trace& trace, char sep) {
   }
   const bool sched = std::any_of(trace.events.begin(), trace.events.end(),
                                  [](const Event& e) { return (e.flags & kEventOffCpu) != 0; });
-  const size_t ncols = sched ? text::kColumnNames.size() : static_cast<size_t>(text::kFirstSchedColumn);
-  for (size_t c = 0; c < ncols; ++c) {
+  const bool uring = std::any_of(trace.events.begin(), trace.events.end(),
+                                 [](const Event& e) { return (e.flags & kEventUring) != 0; });
+  for (size_t c = 0; c < text::kColumnNames.size(); ++c) {
+    const bool is_sched = c >= text::kFirstSchedColumn && c < text::kFirstUringColumn;
+    if ((is_sched && !sched) || (c >= text::kFirstUringColumn && !uring)) continue;
     if (c) line += sep;
     line += text::kColumnNames[c];
   }
@@ -102,6 +105,7 @@ void write_text_trace(std::ostream& out, const Trace& trace, char sep) {
     if (sched)
       fmt::format_to(std::back_inserter(line), "{}{}{}{}{}{}", sep, e.offcpu_ns, sep, e.vol_switches, sep,
                      e.invol_switches);
+    if (uring) fmt::format_to(std::back_inserter(line), "{}{}{}{}", sep, e.uring_user_data, sep, e.uring_enter_ns);
     line += '\n';
     out << line;
   }
