@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "capture/ebpf/ebpf_backend.h"
+#include "tests/capture/root/ebpf_root_util.h"
 #include "trace/io/trace_sink.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -87,21 +88,12 @@ int run_workload_if_asked() {
 
 // ---- test side ----------------------------------------------------------------------------------
 
-std::string self_exe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-}
+using rastro::capture::ebpf::testing::ebpf_missing;
+using rastro::capture::ebpf::testing::self_exe;
 
 TEST(EbpfOffCpu, PerThreadTotalsAgreeWithTheKernelsSchedstatAndSwitchCounts) {
+  if (std::string why = ebpf_missing(); !why.empty()) GTEST_SKIP() << "eBPF unavailable: " << why;
   rastro::capture::ebpf::EbpfBackend backend;
-  auto missing = backend.missing_requirements();
-  if (!missing.empty()) {
-    std::string why;
-    for (auto& m : missing) why += m + "; ";
-    std::printf("eBPF unavailable here: %s\n", why.c_str());
-    GTEST_SKIP() << "eBPF unavailable: " << why;
-  }
   char tmpl[] = "/tmp/rastro_offcpu_XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
   const std::string report = std::string(tmpl) + "/report";

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "capture/ebpf/ebpf_backend.h"
+#include "tests/capture/root/ebpf_root_util.h"
 #include "trace/io/trace_sink.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -28,14 +29,9 @@ constexpr int kReads = 2000;
 constexpr long kFileBytes = 8L << 20;
 
 TEST(EbpfUring, FioReadsThroughIoUringAreTheRequestsFioLogged) {
-  rastro::capture::ebpf::EbpfBackend backend;
-  auto missing = backend.missing_requirements();
-  if (!missing.empty()) {
-    std::string why;
-    for (auto& m : missing) why += m + "; ";
-    std::printf("eBPF unavailable here: %s\n", why.c_str());
+  if (std::string why = rastro::capture::ebpf::testing::ebpf_missing(); !why.empty())
     GTEST_SKIP() << "eBPF unavailable: " << why;
-  }
+  rastro::capture::ebpf::EbpfBackend backend;
   if (::access("/usr/bin/fio", X_OK) != 0) {
     std::printf("fio is not installed (scripts/setup.sh installs it)\n");
     GTEST_SKIP() << "fio is not installed";
