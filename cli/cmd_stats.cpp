@@ -1,6 +1,7 @@
 // `rastro stats TRACE [--json] [--top N]`: the condenser (trace/analysis/condenser.h) per
 // function, thread and file (and per rank and host for a merged MPI job), the concurrency-level ECDF (SPEC §6.1) and the header counters
-// (events captured / lost and why, whether the trace is complete). Exit status 2 when the trace
+// (events captured / lost and why, whether the trace is complete), and the off-CPU time and context
+// switches inside the calls when the backend measured them (eBPF). Exit status 2 when the trace
 // file is damaged (the statistics then cover its intact prefix).
 #include <iostream>
 #include <memory>
@@ -22,7 +23,9 @@ using rastro::trace::LatencyRow;
 nlohmann::json row_json(const LatencyRow& r) {
   return {{"key", r.key},         {"count", r.count},     {"unfinished", r.unfinished},
           {"errors", r.errors},   {"bytes", r.bytes},     {"mean_ns", r.mean_ns},
-          {"p50_ns", r.p50_ns},   {"p99_ns", r.p99_ns},   {"max_ns", r.max_ns}};
+          {"p50_ns", r.p50_ns},   {"p99_ns", r.p99_ns},   {"max_ns", r.max_ns},
+          {"offcpu_measured", r.sched_measured}, {"offcpu_ns", r.offcpu_ns},
+          {"vol_switches", r.vol_switches}, {"invol_switches", r.invol_switches}};
 }
 
 nlohmann::json rows_json(const std::vector<LatencyRow>& rows) {
@@ -37,19 +40,29 @@ nlohmann::json groups_json(const std::vector<rastro::trace::GroupRows>& groups) 
   return j;
 }
 
+// Off-CPU columns, printed only for traces that measured them (the eBPF backend).
+std::string sched_header(bool sched) {
+  return sched ? fmt::format(" {:>11} {:>7} {:>7}", "offcpu_us", "vol_sw", "inv_sw") : std::string();
+}
+std::string sched_cells(bool sched, const LatencyRow& r) {
+  return sched ? fmt::format(" {:>11.3f} {:>7} {:>7}", static_cast<double>(r.offcpu_ns) / 1e3, r.vol_switches,
+                             r.invol_switches)
+               : std::string();
+}
+
 void print_rows(std::string_view title, std::string_view key_name, const std::vector<LatencyRow>& rows,
-                size_t top) {
+                size_t top, bool sched) {
   fmt::print("\n{} ({} rows)\n", title, rows.size());
   size_t width = key_name.size();
   for (size_t i = 0; i < rows.size() && i < top; ++i) width = std::max(width, rows[i].key.size());
   width = std::min<size_t>(width, 60);
-  fmt::print("  {:<{}} {:>10} {:>7} {:>10} {:>14} {:>11} {:>11} {:>11} {:>11}\n", key_name, width,
-             "count", "errors", "unfinished", "bytes", "mean_us", "p50_us", "p99_us", "max_us");
+  fmt::print("  {:<{}} {:>10} {:>7} {:>10} {:>14} {:>11} {:>11} {:>11} {:>11}{}\n", key_name, width,
+             "count", "errors", "unfinished", "bytes", "mean_us", "p50_us", "p99_us", "max_us", sched_header(sched));
   for (size_t i = 0; i < rows.size() && i < top; ++i) {
     const LatencyRow& r = rows[i];
-    fmt::print("  {:<{}} {:>10} {:>7} {:>10} {:>14} {:>11.3f} {:>11.3f} {:>11.3f} {:>11.3f}\n",
+    fmt::print("  {:<{}} {:>10} {:>7} {:>10} {:>14} {:>11.3f} {:>11.3f} {:>11.3f} {:>11.3f}{}\n",
                r.key, width, r.count, r.errors, r.unfinished, r.bytes, r.mean_ns / 1e3,
-               r.p50_ns / 1e3, r.p99_ns / 1e3, static_cast<double>(r.max_ns) / 1e3);
+               r.p50_ns / 1e3, r.p99_ns / 1e3, static_cast<double>(r.max_ns) / 1e3, sched_cells(sched, r));
   }
   if (rows.size() > top) fmt::print("  ... {} more (--top N, or --json for all)\n", rows.size() - top);
 }
@@ -57,7 +70,8 @@ void print_rows(std::string_view title, std::string_view key_name, const std::ve
 rastro::cli::RegisterCommand reg{
     {"stats",
      "Condense a trace: count, bytes, latency mean/p50/p99/max and errors per function, thread "
-     "and file; concurrency-level ECDF; events captured/lost",
+     "and file; off-CPU time and context switches inside calls (eBPF); concurrency-level ECDF; "
+     "events captured/lost",
      40, [](CLI::App& app) {
        auto path = std::make_shared<std::string>();
        auto json = std::make_shared<bool>(false);
@@ -113,10 +127,16 @@ rastro::cli::RegisterCommand reg{
                       "p50 {:.3f} us, p99 {:.3f} us, max {:.3f} us\n",
                       r.count, r.errors, r.unfinished, r.bytes, r.mean_ns / 1e3, r.p50_ns / 1e3,
                       r.p99_ns / 1e3, static_cast<double>(r.max_ns) / 1e3);
-           print_rows("By function", "function", c.by_function, *top);
-           print_rows("By thread", "pid/tid", c.by_thread, *top);
-           print_rows("By file", "file", c.by_file, *top);
-           for (const auto& g : c.by_group) print_rows("By " + g.group, g.group, g.rows, *top);
+           const bool sched = r.sched_measured > 0;
+           if (sched)
+             fmt::print("off-CPU inside calls: {:.3f} ms over {} measured events; context switches {} "
+                        "voluntary (blocked), {} involuntary (preempted)\n",
+                        static_cast<double>(r.offcpu_ns) / 1e6, r.sched_measured, r.vol_switches,
+                        r.invol_switches);
+           print_rows("By function", "function", c.by_function, *top, sched);
+           print_rows("By thread", "pid/tid", c.by_thread, *top, sched);
+           print_rows("By file", "file", c.by_file, *top, sched);
+           for (const auto& g : c.by_group) print_rows("By " + g.group, g.group, g.rows, *top, sched);
            fmt::print("\nConcurrency level (requests in flight at each request's start, itself "
                       "included): mean {:.3f}, median {}, p99 {}, max {}\n",
                       cs.mean, cs.median, cs.p99, cs.max);

@@ -54,6 +54,8 @@ enum class StatSeverity { kInfo, kDataLoss, kError };
     "eBPF capture: ring-buffer records the decoder could not read (dropped). A rastro bug: report it.")   \
   F(untracked_tasks, kDataLoss,                                                                            \
     "eBPF capture: child tasks that got no kernel state (allocation failure); their calls are missing.")  \
+  F(uring_untracked, kDataLoss,                                                                            \
+    "eBPF capture: io_uring requests not recorded because more than 65536 were in flight at once.")       \
   F(stap_malformed_lines, kDataLoss,                                                                       \
     "SystemTap capture: output lines that could not be parsed (dropped); settings.stap.first_malformed "  \
     "shows the first.")                                                                                     \

@@ -181,11 +181,13 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
   auto& h = sink.header();
   h.backend = "ebpf";
   h.events_captured = captured;
-  h.events_lost = drops.ringbuf_full + malformed;
+  h.events_lost = drops.ringbuf_full + malformed + drops.uring_untracked;
   trace::set_lost_reason(h.lost_reasons, trace::kStat_ringbuf_full, drops.ringbuf_full);
   trace::set_lost_reason(h.lost_reasons, trace::kStat_malformed_record, malformed);
   trace::set_lost_reason(h.lost_reasons, trace::kStat_untracked_tasks, drops.untracked_tasks);
-  h.settings["ebpf"] = {{"hooks", "tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_{fork,exec,exit}"},
+  trace::set_lost_reason(h.lost_reasons, trace::kStat_uring_untracked, drops.uring_untracked);
+  h.settings["ebpf"] = {{"hooks", "tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_{fork,exec,exit}, "
+                                  "tp_btf/sched_switch, tp_btf/io_uring_{submit_req,complete}"},
                         {"ring_bytes", loader->ring_bytes()},
                         {"requested_ring_bytes", options.buffer_bytes},
                         {"wakeup_bytes", loader->wakeup_bytes()},
@@ -203,6 +205,8 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
     std::string msg = fmt::format("rastro: ebpf: {} event(s) lost: {} ring buffer full (ring {} bytes; raise "
                                   "--buffer)",
                                   h.events_lost, drops.ringbuf_full, loader->ring_bytes());
+    if (drops.uring_untracked > 0)
+      msg += fmt::format(", {} io_uring request(s) beyond 65536 in flight", drops.uring_untracked);
     if (malformed > 0) msg += fmt::format(", {} malformed record(s) (first: {})", malformed, first_malformed);
     if (drops.untracked_tasks > 0)
       msg += fmt::format("; {} child task(s) could not be followed (kernel allocation failed)",

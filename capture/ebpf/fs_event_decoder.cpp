@@ -72,9 +72,24 @@ Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::S
   e.end_ns = static_cast<int64_t>(raw.end_ns);
   e.nr = raw.nr;
   e.rvalue = raw.ret;
+  if (raw.flags & FS_EV_URING) {
+    // An asynchronous request: nothing of the submitter's scheduling belongs to it.
+    e.flags |= trace::kEventUring;
+    e.uring_user_data = raw.uring_user_data;
+    e.uring_enter_ns = static_cast<int64_t>(raw.uring_enter_ns);
+  } else {
+    e.offcpu_ns = static_cast<int64_t>(raw.offcpu_ns);
+    e.vol_switches = raw.vol_switches;
+    e.invol_switches = raw.invol_switches;
+    e.flags |= trace::kEventOffCpu;
+  }
 
   const trace::SyscallInfo* info = trace::syscall_by_nr(raw.nr);
-  if (info == nullptr) {  // only with -e trace=all: raw registers, like the ptrace backend
+  if (info == nullptr && (raw.flags & FS_EV_URING)) {  // an opcode with no equivalent syscall
+    e.name = strings.intern(fmt::format("io_uring_op_{}", raw.uring_opcode));
+    e.nargs = 1;
+    e.args[0] = {trace::ArgType::kFd, static_cast<int32_t>(raw.args[0]), trace::kNoStr};
+  } else if (info == nullptr) {  // only with -e trace=all: raw registers, like the ptrace backend
     e.name = strings.intern(fmt::format("syscall_{}", raw.nr));
     e.nargs = FS_MAX_ARGS;
     for (size_t i = 0; i < FS_MAX_ARGS; ++i)

@@ -3,7 +3,9 @@
  * fs_loader.cpp). One record per completed syscall of the traced task tree.
  *
  * Hooks: tp_btf/sys_enter + tp_btf/sys_exit (the cheapest syscall hooks this kernel allows:
- * fentry and kprobes are unavailable, PLATFORM.md), sched_process_fork/exec/exit for the task tree.
+ * fentry and kprobes are unavailable, PLATFORM.md), sched_process_fork/exec/exit for the task tree,
+ * sched_switch for the time each call spends off-CPU and its voluntary/involuntary switches,
+ * io_uring_submit_req/io_uring_complete for io_uring requests (below).
  *
  * Per-task state lives in BPF task-local storage rather than a hash keyed by tid: the lookup is a
  * pointer walk from the task (no hashing, no copy of the value through the 512-byte stack), the
@@ -64,6 +66,7 @@ struct fs_task {
   struct fd_key candidate[2];  /* resolved by the in-flight call; cached once its record is out */
   __u32 candidate_mask;        /* bit slot: candidate[slot] is valid */
   __u32 pad;
+  __u64 off_since;             /* switched out at this time inside the in-flight call, else 0 */
   struct fs_event ev;
   char area[FS_STR_AREA + FS_STR_MAX];  /* string data; follows ev directly (emitted together) */
 };
@@ -268,6 +271,37 @@ unknown:
   return 0;
 }
 
+/* The path of a struct file the kernel holds (an io_uring request's file, fixed or not): the same
+ * walk as read_fd_path, without the per-tid cache (the record is not a call of that tid). */
+static __noinline int read_file_path(struct fs_task *t, int k, struct file *f)
+{
+  struct fs_event *e = &t->ev;
+  struct walk_ctx w = {};
+  struct vfsmount *vm;
+  __u32 start = e->str_bytes;
+
+  if (!f) return 0;
+  vm = BPF_CORE_READ(f, f_path.mnt);
+  w.t = t;
+  w.d = BPF_CORE_READ(f, f_path.dentry);
+  w.vm = vm;
+  w.mnt = container_of(vm, struct mount, mnt);
+  w.off = start;
+  if (!w.d) return 0;
+  bpf_loop(FS_MAX_COMPONENTS, walk_step, &w, 0);
+  if (!w.done) e->flags |= FS_EV_FDPATH_TRUNCATED;
+  if (w.ncomp == 0) {
+    struct dentry *last = w.d;
+    if (BPF_CORE_READ(last, d_op, d_dname)) {
+      e->flags |= FS_EV_FDPATH_UNKNOWN;
+      return 0;
+    }
+  }
+  e->str_bytes = w.off;
+  add_str(e, k, FS_STR_FDPATH, w.off - start);
+  return 0;
+}
+
 static __always_inline void read_arg(struct fs_task *t, __u16 r, int k)
 {
   int role = FS_ROLE_ARG(r, k);
@@ -326,6 +360,13 @@ int BPF_PROG(fs_sys_enter, struct pt_regs *regs, long id)
   e->str_bytes = 0;
   e->fd_same = 0;
   e->fd_cached_mask = 0;
+  e->vol_switches = 0;
+  e->invol_switches = 0;
+  e->offcpu_ns = 0;
+  e->uring_opcode = 0;
+  e->uring_user_data = 0;
+  e->uring_enter_ns = 0;
+  t->off_since = 0;
   t->candidate_mask = 0;
   if (r & 0x0fff) {
     read_arg(t, r, 0);
@@ -379,6 +420,194 @@ int BPF_PROG(fs_sys_exit, struct pt_regs *regs, long ret)
     if (t->candidate_mask & (1 << FS_SLOT_CWD)) t->cached[FS_SLOT_CWD] = t->candidate[FS_SLOT_CWD];
     if (t->candidate_mask & (1 << FS_SLOT_FD)) t->cached[FS_SLOT_FD] = t->candidate[FS_SLOT_FD];
   }
+  return 0;
+}
+
+/* Off-CPU time and context switches of the in-flight call. Voluntary exactly as the kernel
+ * counts nvcsw (__schedule: not a preemption and the task left TASK_RUNNING), so the sums agree
+ * with /proc/TID/status. Runs on every switch of the machine: untraced tasks cost two storage
+ * lookups and nothing else. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(fs_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+             unsigned int prev_state)
+{
+  __u64 now = bpf_ktime_get_ns();
+  struct fs_task *t = bpf_task_storage_get(&tasks, prev, 0, 0);
+
+  if (t && t->inflight) {
+    t->off_since = now;
+    if (!preempt && prev_state != 0 /* TASK_RUNNING */)
+      t->ev.vol_switches++;
+    else
+      t->ev.invol_switches++;
+  }
+  t = bpf_task_storage_get(&tasks, next, 0, 0);
+  if (t && t->off_since) {
+    if (t->inflight) t->ev.offcpu_ns += now - t->off_since;
+    t->off_since = 0;
+  }
+  return 0;
+}
+
+/* ---- io_uring requests -------------------------------------------------------------------------
+ * A request never enters a syscall of its own: io_uring_enter (or the SQPOLL thread) submits it
+ * and it completes later, possibly on a kernel worker. io_uring_submit_req runs in the submitting
+ * task after the request's prep, so its fd, offset, length and user_data are known there; the
+ * request is kept in a hash by its address until io_uring_complete gives its result. The record
+ * is built in a per-CPU scratch fs_task (a completion may run in another task's context) with the
+ * path of the request's struct file: fixed files are resolved too. */
+#define URING_MAX_INFLIGHT 65536
+
+struct uring_req {
+  __u64 begin_ns;
+  __u64 enter_ns;
+  __u64 user_data;
+  __u64 args[4];
+  __u32 pid;
+  __u32 tid;
+  __s32 nr;
+  __u16 opcode;
+  __u16 pad;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, URING_MAX_INFLIGHT);
+  __type(key, __u64);
+  __type(value, struct uring_req);
+} uring_reqs SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct fs_task);
+} uring_scratch SEC(".maps");
+
+/* The syscall an opcode does the work of (x86_64 numbers), -1 when none. */
+static __always_inline int uring_equivalent(__u8 op)
+{
+  switch (op) {
+    case IORING_OP_READ: case IORING_OP_READ_FIXED: return 17;   /* pread64 */
+    case IORING_OP_WRITE: case IORING_OP_WRITE_FIXED: return 18; /* pwrite64 */
+    case IORING_OP_READV: return 295;                            /* preadv */
+    case IORING_OP_WRITEV: return 296;                           /* pwritev */
+    case IORING_OP_FSYNC: return 74;                             /* fsync */
+    case IORING_OP_SYNC_FILE_RANGE: return 277;                  /* sync_file_range */
+    case IORING_OP_FALLOCATE: return 285;                        /* fallocate */
+    case IORING_OP_FADVISE: return 221;                          /* fadvise64 */
+    case IORING_OP_CLOSE: return 3;                              /* close */
+    default: return -1;
+  }
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(fs_uring_submit, struct io_kiocb *req)
+{
+  struct fs_task *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+  struct uring_req r = {};
+  __u64 key = (__u64)req;
+  __u64 pid_tgid;
+  void *cmd;
+  __u8 op;
+
+  if (!t || t->state != FS_TASK_ACTIVE) return 0;
+  op = BPF_CORE_READ(req, opcode);
+  r.nr = uring_equivalent(op);
+  /* Recorded when the equivalent syscall is selected, or, for the others, io_uring_enter. */
+  if (!(roles[(r.nr >= 0 ? r.nr : FS_NR_IO_URING_ENTER) & (FS_NR_SLOTS - 1)] & FS_ROLE_WANTED)) return 0;
+  r.opcode = op;
+  r.user_data = BPF_CORE_READ(req, cqe.user_data);
+  r.args[0] = (__u64)(__s64)BPF_CORE_READ(req, cqe.fd);
+  cmd = &req->cmd;
+  switch (op) {
+    case IORING_OP_READ: case IORING_OP_WRITE: case IORING_OP_READ_FIXED: case IORING_OP_WRITE_FIXED:
+    case IORING_OP_READV: case IORING_OP_WRITEV: {
+      struct io_rw *rw = cmd;  /* (fd, buf or iovec, length or iovec count, offset) */
+      r.args[1] = BPF_CORE_READ(rw, addr);
+      r.args[2] = BPF_CORE_READ(rw, len);
+      r.args[3] = BPF_CORE_READ(rw, kiocb.ki_pos);
+      break;
+    }
+    case IORING_OP_FALLOCATE: {  /* fallocate(fd, mode, offset, len) */
+      struct io_sync *s = cmd;
+      r.args[1] = BPF_CORE_READ(s, mode);
+      r.args[2] = BPF_CORE_READ(s, off);
+      r.args[3] = BPF_CORE_READ(s, len);
+      break;
+    }
+    case IORING_OP_SYNC_FILE_RANGE: {  /* sync_file_range(fd, offset, nbytes, flags) */
+      struct io_sync *s = cmd;
+      r.args[1] = BPF_CORE_READ(s, off);
+      r.args[2] = BPF_CORE_READ(s, len);
+      r.args[3] = BPF_CORE_READ(s, flags);
+      break;
+    }
+    case IORING_OP_FADVISE: {  /* fadvise64(fd, offset, len, advice) */
+      struct io_fadvise *a = cmd;
+      r.args[1] = BPF_CORE_READ(a, offset);
+      r.args[2] = BPF_CORE_READ(a, len);
+      r.args[3] = BPF_CORE_READ(a, advice);
+      break;
+    }
+    case IORING_OP_CLOSE: {
+      struct io_close *c = cmd;
+      r.args[0] = (__u64)(__s64)BPF_CORE_READ(c, fd);
+      break;
+    }
+    default:
+      break;
+  }
+  pid_tgid = bpf_get_current_pid_tgid();
+  r.pid = pid_tgid >> 32;
+  r.tid = (__u32)pid_tgid;
+  if (t->inflight && t->ev.nr == FS_NR_IO_URING_ENTER) r.enter_ns = t->ev.begin_ns;
+  r.begin_ns = bpf_ktime_get_ns();
+  if (bpf_map_update_elem(&uring_reqs, &key, &r, BPF_ANY)) count_drop(FS_DROP_URING_UNTRACKED);
+  return 0;
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(fs_uring_complete, struct io_ring_ctx *ring, void *req, struct io_uring_cqe *cqe)
+{
+  __u64 now = bpf_ktime_get_ns();
+  __u64 key = (__u64)req;
+  struct uring_req *r = bpf_map_lookup_elem(&uring_reqs, &key);
+  __u32 zero = 0;
+  struct fs_task *s;
+  struct fs_event *e;
+  int k;
+
+  if (!r) return 0;  /* not a traced task's request */
+  s = bpf_map_lookup_elem(&uring_scratch, &zero);
+  if (s) {
+    e = &s->ev;
+    e->begin_ns = r->begin_ns;
+    e->end_ns = now;
+    e->ret = BPF_CORE_READ(cqe, res);
+    for (k = 0; k < 4; k++) e->args[k] = r->args[k];
+    e->args[4] = 0;
+    e->args[5] = 0;
+    e->pid = r->pid;
+    e->tid = r->tid;
+    e->nr = r->nr;
+    e->flags = FS_EV_URING;
+    e->nstrs = 0;
+    e->pending = 0;
+    e->str_bytes = 0;
+    e->fd_same = 0;
+    e->fd_cached_mask = 0;
+    e->uring_opcode = r->opcode;
+    e->vol_switches = 0;
+    e->invol_switches = 0;
+    e->offcpu_ns = 0;
+    e->uring_user_data = r->user_data;
+    e->uring_enter_ns = r->enter_ns;
+    if (r->opcode != IORING_OP_CLOSE)
+      read_file_path(s, 0, BPF_CORE_READ((struct io_kiocb *)req, file));
+    emit(s);
+  }
+  bpf_map_delete_elem(&uring_reqs, &key);
   return 0;
 }
 

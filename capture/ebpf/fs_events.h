@@ -2,7 +2,7 @@
  * (fs_loader.cpp) decodes. Shared by C (clang -target bpf) and C++: fixed-width types only, no
  * kernel or libc headers (the BPF side gets __u64 & co. from vmlinux.h, C++ from <linux/types.h>).
  *
- * One record per completed syscall:
+ * One record per completed syscall (with the time the task spent off-CPU inside it):
  *   struct fs_event | str_bytes bytes of string data
  * The string data holds up to FS_MAX_STRS strings, described by strs[] in order:
  *   FS_STR_PATH    a user string (path or xattr name) read with bpf_probe_read_user_str; NUL-terminated.
@@ -41,6 +41,7 @@ enum fs_event_flags {
   FS_EV_FDPATH_TRUNCATED = 1 << 2,  /* an fd path had more than FS_MAX_COMPONENTS components */
   FS_EV_UNFINISHED = 1 << 3,        /* the task exited inside the call (exit, exit_group, killed) */
   FS_EV_FDPATH_UNKNOWN = 1 << 4,    /* an fd argument was not open in the task's file table */
+  FS_EV_URING = 1 << 5,             /* an io_uring request, not a syscall (see struct fs_event) */
 };
 
 enum fs_task_state {
@@ -53,7 +54,8 @@ enum fs_task_state {
 enum fs_drop_reason {
   FS_DROP_RINGBUF_FULL = 0,  /* bpf_ringbuf_output failed: the consumer fell behind */
   FS_DROP_UNTRACKED_TASK = 1,  /* a traced task's child got no state (allocation failed) */
-  FS_DROP_NR_REASONS = 2,
+  FS_DROP_URING_UNTRACKED = 2,  /* an io_uring request found its in-flight table full: not recorded */
+  FS_DROP_NR_REASONS = 3,
 };
 
 struct fs_str_desc {
@@ -79,8 +81,18 @@ struct fs_event {
                          * FS_SLOT_CWD when the argument is AT_FDCWD, else FS_SLOT_FD); no string */
   __u8 fd_cached_mask;  /* bit k: the FS_STR_FDPATH string of argument k is now cached in its
                          * slot for this tid (user space must remember it) */
-  __u16 reserved;
+  __u16 uring_opcode;   /* FS_EV_URING: the request's IORING_OP_* */
+  /* Scheduling while in the call (sched_switch): */
+  __u32 vol_switches;    /* switched out blocked (it gave up the CPU) */
+  __u32 invol_switches;  /* switched out runnable (preempted) */
+  __u64 offcpu_ns;       /* time between each switch-out and the following switch-in */
+  /* FS_EV_URING: nr is the equivalent syscall (pread64 for IORING_OP_READ, ...; -1 when none),
+   * args are laid out as that syscall's, begin_ns = submission, end_ns = completion, ret = the
+   * CQE's res, pid/tid = the submitting task. */
+  __u64 uring_user_data;
+  __u64 uring_enter_ns;  /* begin_ns of the submitting io_uring_enter of the same tid, 0: none */
 };
+#define FS_NR_IO_URING_ENTER 426
 #define FS_AT_FDCWD (-100)
 #define FS_SLOT_CWD 0
 #define FS_SLOT_FD 1

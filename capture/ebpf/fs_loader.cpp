@@ -151,6 +151,7 @@ FsDrops FsLoader::drops() const {
     for (__u64 v : values) sum += v;
     if (key == FS_DROP_RINGBUF_FULL) d.ringbuf_full = sum;
     if (key == FS_DROP_UNTRACKED_TASK) d.untracked_tasks = sum;
+    if (key == FS_DROP_URING_UNTRACKED) d.uring_untracked = sum;
   }
   return d;
 }

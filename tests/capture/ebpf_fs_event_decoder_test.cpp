@@ -201,14 +201,76 @@ TEST(EbpfFsEventDecoder, PipeFdPairOnlyOnSuccess) {
 TEST(EbpfFsEventDecoder, UnknownSyscallKeepsRawRegistersAndName) {
   trace::StringTable strings;
   DecodeState st;
-  RecordBuilder b(39, 1234);  // getpid: not in the table
+  RecordBuilder b(451, 1234);  // cachestat: newer than <asm/unistd_64.h>, not in the table
   b.arg(0, 7);
   auto rec = b.bytes();
   auto e = decode_fs_event(rec, strings, st);
   ASSERT_TRUE(e.ok());
-  EXPECT_EQ(e->nr, 39);
-  EXPECT_EQ(strings.get(e->name), "syscall_39");
+  EXPECT_EQ(e->nr, 451);
+  EXPECT_EQ(strings.get(e->name), "syscall_451");
   EXPECT_EQ(e->nargs, 6);
+  EXPECT_EQ(e->args[0].value, 7);
+}
+
+TEST(EbpfFsEventDecoder, OffCpuTimeAndSwitchesBecomeEventColumns) {
+  trace::StringTable strings;
+  DecodeState st;
+  RecordBuilder b(0, 10);  // read(3, buf, 10) that blocked twice and was preempted once
+  b.arg(0, 3).arg(2, 10);
+  b.ev.offcpu_ns = 123456789;
+  b.ev.vol_switches = 2;
+  b.ev.invol_switches = 1;
+  auto rec = b.bytes();
+  auto e = decode_fs_event(rec, strings, st);
+  ASSERT_TRUE(e.ok()) << e.error();
+  EXPECT_TRUE(e->flags & trace::kEventOffCpu);
+  EXPECT_EQ(e->offcpu_ns, 123456789);
+  EXPECT_EQ(e->vol_switches, 2u);
+  EXPECT_EQ(e->invol_switches, 1u);
+}
+
+TEST(EbpfFsEventDecoder, IoUringReadBecomesAPread64RequestLinkedToItsEnter) {
+  trace::StringTable strings;
+  DecodeState st;
+  RecordBuilder b(17, 4096);  // IORING_OP_READ of 4096 bytes at offset 8192 on fd 5
+  b.arg(0, 5).arg(1, 0x7f0000001000).arg(2, 4096).arg(3, 8192);
+  b.str(0, FS_STR_FDPATH, std::string("f.dat\0tmp\0", 10));
+  b.ev.flags = FS_EV_URING;
+  b.ev.uring_opcode = 22;
+  b.ev.uring_user_data = 0xfeed;
+  b.ev.uring_enter_ns = 900;
+  b.ev.offcpu_ns = 77;  // meaningless for an asynchronous request: not reported
+  auto rec = b.bytes();
+  auto e = decode_fs_event(rec, strings, st);
+  ASSERT_TRUE(e.ok()) << e.error();
+  EXPECT_TRUE(e->flags & trace::kEventUring);
+  EXPECT_FALSE(e->flags & trace::kEventOffCpu);
+  EXPECT_EQ(e->offcpu_ns, 0);
+  EXPECT_EQ(e->uring_user_data, 0xfeedu);
+  EXPECT_EQ(e->uring_enter_ns, 900);
+  ASSERT_EQ(e->nargs, 4);
+  EXPECT_EQ(e->args[0].type, trace::ArgType::kFd);
+  EXPECT_EQ(e->args[0].value, 5);
+  EXPECT_EQ(strings.get(e->args[0].str), "/tmp/f.dat");
+  EXPECT_EQ(e->args[2].value, 4096);
+  EXPECT_EQ(e->args[3].type, trace::ArgType::kOffset);
+  EXPECT_EQ(e->args[3].value, 8192);
+  EXPECT_TRUE(st.cached_fd_path.empty()) << "a request must not touch the tid's fd-path cache";
+}
+
+TEST(EbpfFsEventDecoder, IoUringOpcodeWithoutAnEquivalentCallKeepsItsNumberAndFd) {
+  trace::StringTable strings;
+  DecodeState st;
+  RecordBuilder b(-1, 0);
+  b.arg(0, 7);
+  b.ev.flags = FS_EV_URING;
+  b.ev.uring_opcode = 46;
+  auto rec = b.bytes();
+  auto e = decode_fs_event(rec, strings, st);
+  ASSERT_TRUE(e.ok()) << e.error();
+  EXPECT_EQ(e->nr, -1);
+  EXPECT_EQ(strings.get(e->name), "io_uring_op_46");
+  ASSERT_EQ(e->nargs, 1);
   EXPECT_EQ(e->args[0].value, 7);
 }
 

@@ -16,6 +16,8 @@
 #include "trace/formats/binary/binary_writer.h"
 #include "trace/formats/binary/block_codec.h"
 #include "trace/formats/binary/crc32c.h"
+#include "trace/formats/binary/event_columns.h"
+#include "trace/io/trace_io.h"
 #include "trace/formats/binary/varint.h"
 
 namespace rastro::trace::binary {
@@ -104,6 +106,49 @@ TEST_F(BinaryFormatTest, RandomTracesRoundTripLosslessly) {
     for (size_t i = 0; i < t.events.size(); ++i) ASSERT_EQ(r.events[i], t.events[i]) << "event " << i;
     EXPECT_EQ(rep.bytes, fs::file_size(p));
   }
+}
+
+// Column count of an events payload: its leading lengths, up to where they add up to the rest.
+size_t payload_columns(const std::string& raw) {
+  VarintCursor c(reinterpret_cast<const uint8_t*>(raw.data()), reinterpret_cast<const uint8_t*>(raw.data()) + raw.size());
+  uint64_t total = 0;
+  size_t n = 0;
+  while (n < kBaseEventColumns || total != c.remaining()) {
+    total += c.get();
+    ++n;
+    if (c.bad() || n > 64) return 0;
+  }
+  return n;
+}
+
+TEST_F(BinaryFormatTest, OffCpuColumnsAreWrittenOnlyWhenMeasuredAndOldLayoutsStillRead) {
+  Event plain;
+  plain.nr = 0;
+  plain.begin_ns = 1000;
+  plain.end_ns = 2000;
+  Event measured = plain;
+  measured.flags = kEventOffCpu;
+  measured.offcpu_ns = 700;
+  measured.vol_switches = 3;
+  measured.invol_switches = 1;
+  EventColumnEncoder enc;
+  std::string raw;
+  enc.encode(std::vector<Event>{plain, plain}, raw);
+  EXPECT_EQ(payload_columns(raw), kBaseEventColumns);  // the layout of traces before these columns
+  std::vector<Event> back;
+  std::string why;
+  ASSERT_TRUE(decode_event_columns(raw, 2, 1, back, &why)) << why;
+  EXPECT_EQ(back[1].offcpu_ns, 0);
+  enc.encode(std::vector<Event>{plain, measured}, raw);
+  EXPECT_EQ(payload_columns(raw), kBaseEventColumns + 2);
+  back.clear();
+  ASSERT_TRUE(decode_event_columns(raw, 2, 1, back, &why)) << why;
+  EXPECT_EQ(back[0], plain);
+  EXPECT_EQ(back[1], measured);
+  // A trace written before the columns existed (a committed fixture) reads unchanged.
+  Trace old = read_trace(std::string(RASTRO_SOURCE_DIR) + "/tests/fixtures/characterize/git_commit.rastro");
+  ASSERT_FALSE(old.events.empty());
+  for (const Event& e : old.events) EXPECT_EQ(e.flags & kEventOffCpu, 0u);
 }
 
 TEST_F(BinaryFormatTest, StreamingReaderYieldsTheSameEvents) {

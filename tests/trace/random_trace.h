@@ -74,12 +74,21 @@ inline Trace random_trace(size_t n, uint32_t seed) {
       arg.str = pick(3) == 0 ? ids[pick(ids.size())] : kNoStr;
     }
     e.rvalue = value();
-    e.flags = static_cast<uint32_t>(pick(32));
+    e.flags = static_cast<uint32_t>(pick(128));
     if (e.flags & kEventReplayed) {
       e.planned_ns = static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) - pick(1000));
       e.expected_rvalue = value();
     }
     if (e.flags & kEventCalibrated) e.raw_end_ns = value();
+    if (e.flags & kEventOffCpu) {
+      e.offcpu_ns = value();
+      e.vol_switches = static_cast<uint32_t>(pick(1u << 31));
+      e.invol_switches = static_cast<uint32_t>(pick(100));
+    }
+    if (e.flags & kEventUring) {
+      e.uring_user_data = static_cast<uint64_t>(value());
+      e.uring_enter_ns = pick(2) ? 0 : value();
+    }
     t.events.push_back(e);
   }
   return t;

@@ -24,6 +24,12 @@ struct Acc {
     ++row.count;
     if (e.failed()) ++row.errors;
     row.bytes += bytes;
+    if (e.flags & kEventOffCpu) {
+      ++row.sched_measured;
+      row.offcpu_ns = static_cast<int64_t>(static_cast<uint64_t>(row.offcpu_ns) + static_cast<uint64_t>(e.offcpu_ns));
+      row.vol_switches += e.vol_switches;
+      row.invol_switches += e.invol_switches;
+    }
     if (e.flags & kEventUnfinished) {
       ++row.unfinished;
       return;

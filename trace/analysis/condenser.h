@@ -4,7 +4,8 @@
 //
 // Rules: latency statistics use finished events only (an unfinished call has no end); bytes are
 // the successful return values of data-transfer calls (the read and write classes returning a
-// count); errors are events with rvalue in [-4095, -1]; the file of an event is its first path
+// count); errors are events with rvalue in [-4095, -1]; off-CPU time and switch counts are sums
+// over the events that measured them (kEventOffCpu: the eBPF backend); the file of an event is its first path
 // argument, else the path of its first fd argument, and events with neither have no file row.
 #pragma once
 
@@ -28,6 +29,11 @@ struct LatencyRow {
   double p50_ns = 0;     // quantiles as R's quantile(type = 7)
   double p99_ns = 0;
   int64_t max_ns = 0;
+  // Scheduling inside the calls, summed over the events that measured it (kEventOffCpu).
+  uint64_t sched_measured = 0;
+  int64_t offcpu_ns = 0;
+  uint64_t vol_switches = 0;
+  uint64_t invol_switches = 0;
 };
 
 // Rows of one grouping of processes named by the trace header (see condense()).

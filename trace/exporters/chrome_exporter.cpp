@@ -95,6 +95,12 @@ void append_event(std::string& out, const Trace& t, const Event& e, int64_t orig
                    e.planned_ns, e.expected_rvalue);
   if (e.flags & kEventCalibrated)
     fmt::format_to(std::back_inserter(out), ",\"raw_end_ns\":{}", e.raw_end_ns);
+  if (e.flags & kEventOffCpu)
+    fmt::format_to(std::back_inserter(out), ",\"offcpu_ns\":{},\"vol_switches\":{},\"invol_switches\":{}",
+                   e.offcpu_ns, e.vol_switches, e.invol_switches);
+  if (e.flags & kEventUring)
+    fmt::format_to(std::back_inserter(out), ",\"io_uring\":true,\"user_data\":{},\"enter_ns\":{}", e.uring_user_data,
+                   e.uring_enter_ns);
   out += "}}";
 }
 

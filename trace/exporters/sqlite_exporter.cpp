@@ -34,9 +34,11 @@ CREATE TABLE events (
   arg3_type TEXT, arg3_value INTEGER, arg3_str TEXT,
   arg4_type TEXT, arg4_value INTEGER, arg4_str TEXT,
   arg5_type TEXT, arg5_value INTEGER, arg5_str TEXT,
-  planned_ns INTEGER, expected_rvalue INTEGER, raw_end_ns INTEGER);
+  planned_ns INTEGER, expected_rvalue INTEGER, raw_end_ns INTEGER,
+  offcpu_ns INTEGER, vol_switches INTEGER, invol_switches INTEGER,
+  uring_user_data INTEGER, uring_enter_ns INTEGER);
 )sql";
-constexpr int kEventColumns = 16 + 3 * kMaxArgs + 3;
+constexpr int kEventColumns = 16 + 3 * kMaxArgs + 3 + 3 + 2;
 
 class Db {
  public:
@@ -170,6 +172,17 @@ class SqliteExporter final : public Exporter {
         sqlite3_bind_int64(s, c + 1, e.expected_rvalue);
       }
       if (e.flags & kEventCalibrated) sqlite3_bind_int64(s, c + 2, e.raw_end_ns);
+      c += 3;
+      if (e.flags & kEventOffCpu) {  // NULL when not measured (0 would claim "never off-CPU")
+        sqlite3_bind_int64(s, c, e.offcpu_ns);
+        sqlite3_bind_int64(s, c + 1, e.vol_switches);
+        sqlite3_bind_int64(s, c + 2, e.invol_switches);
+      }
+      c += 3;
+      if (e.flags & kEventUring) {  // NULL for syscalls
+        sqlite3_bind_int64(s, c, static_cast<sqlite3_int64>(e.uring_user_data));
+        if (e.uring_enter_ns != 0) sqlite3_bind_int64(s, c + 1, e.uring_enter_ns);
+      }
       db.step(s);
     }
     db.exec("COMMIT");

@@ -61,6 +61,9 @@ enum EventFlags : uint32_t {
   kEventMismatch = 1u << 2,    // replay rvalue differs from the traced one
   kEventSkipped = 1u << 3,     // replay skipped this call (see the summary for the reason)
   kEventCalibrated = 1u << 4,  // end was corrected by a calibration curve; raw end in raw_end_ns
+  kEventOffCpu = 1u << 5,      // offcpu_ns / vol_switches / invol_switches were measured
+  kEventUring = 1u << 6,       // an io_uring request, not a syscall: nr is the equivalent call,
+                               // begin = submission, end = completion (uring_* fields valid)
 };
 
 inline constexpr int kMaxArgs = 6;
@@ -81,6 +84,17 @@ struct Event {
   int64_t planned_ns = 0;       // when the replayer meant to issue the call
   int64_t expected_rvalue = 0;  // the traced rvalue the replay is compared with
   int64_t raw_end_ns = 0;       // end before calibration
+  // Scheduling inside the call (valid with kEventOffCpu, else 0): time the thread spent off-CPU
+  // between entry and exit, and its context switches there (voluntary: it blocked; involuntary:
+  // it was preempted). A slow file system shows as voluntary off-CPU time, a busy CPU as
+  // involuntary switches.
+  int64_t offcpu_ns = 0;
+  uint32_t vol_switches = 0;
+  uint32_t invol_switches = 0;
+  // io_uring requests (kEventUring): the SQE's user_data, and the begin_ns of the io_uring_enter
+  // of the same tid that submitted it (0: none, e.g. an SQPOLL ring) — the link to that event.
+  uint64_t uring_user_data = 0;
+  int64_t uring_enter_ns = 0;
 
   int64_t duration_ns() const { return end_ns - begin_ns; }
   bool failed() const { return rvalue < 0 && rvalue >= -4095; }

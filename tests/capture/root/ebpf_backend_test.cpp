@@ -2,6 +2,7 @@
 // deterministic workload (this test binary re-executed in a workload mode) and checks the trace
 // against what the workload did. Skipped, with the reason, only where BPF cannot be loaded.
 #include "capture/ebpf/ebpf_backend.h"
+#include "tests/capture/root/ebpf_root_util.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -121,11 +122,7 @@ int run_workload_if_asked() {
 
 // ---- test side ----------------------------------------------------------------------------------
 
-std::string self_exe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-}
+using rastro::capture::ebpf::testing::self_exe;
 
 std::string make_temp_dir(const char* tag) {
   std::string tmpl = std::string("/tmp/rastro_ebpf_") + tag + "_XXXXXX";
@@ -138,14 +135,8 @@ std::string make_temp_dir(const char* tag) {
 class EbpfBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    rastro::capture::ebpf::EbpfBackend probe;
-    auto missing = probe.missing_requirements();
-    if (!missing.empty()) {
-      std::string why;
-      for (auto& m : missing) why += m + "; ";
-      std::printf("eBPF unavailable here: %s\n", why.c_str());
+    if (std::string why = rastro::capture::ebpf::testing::ebpf_missing(); !why.empty())
       GTEST_SKIP() << "eBPF unavailable: " << why;
-    }
   }
 
   rastro::capture::CaptureOptions options(const std::string& spec, std::vector<std::string> env) {

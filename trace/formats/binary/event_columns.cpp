@@ -27,8 +27,22 @@ enum Col : size_t {
   kFlags,      // varint(flags)
   kExtraMask,  // one byte per event: bit0 planned_ns, bit1 expected_rvalue, bit2 raw_end_ns
   kExtras,     // zigzag(planned - begin), zigzag(expected_rvalue), zigzag(raw_end - end)
+  // Optional (written only by blocks with an off-CPU measurement):
+  kOffCpu,     // zigzag(offcpu_ns)
+  kSwitches,   // varint(vol_switches), varint(invol_switches)
+  // Optional (written only by blocks with an io_uring request, after the two above):
+  kUringData,  // varint(uring_user_data)
+  kUringEnter, // 0 when uring_enter_ns is 0, else 1 + zigzag(begin - uring_enter_ns)
 };
-static_assert(kExtras + 1 == kEventColumns);
+static_assert(kExtras + 1 == kBaseEventColumns);
+static_assert(kUringEnter + 1 == kEventColumns);
+constexpr size_t kSchedColumns = kSwitches + 1;
+
+bool has_sched(const Event& e) {
+  return (e.flags & kEventOffCpu) || e.offcpu_ns != 0 || e.vol_switches != 0 || e.invol_switches != 0;
+}
+
+bool has_uring(const Event& e) { return (e.flags & kEventUring) || e.uring_user_data != 0 || e.uring_enter_ns != 0; }
 
 constexpr size_t kTypes = static_cast<size_t>(ArgType::kLast) + 1;
 
@@ -45,7 +59,19 @@ struct DeltaState {
 void EventColumnEncoder::encode(std::span<const Event> events, std::string& out) {
   for (auto& c : cols_) c.clear();
   DeltaState s;
+  const bool uring = std::any_of(events.begin(), events.end(), has_uring);
+  const bool sched = uring || std::any_of(events.begin(), events.end(), has_sched);
   for (const Event& e : events) {
+    if (uring) {
+      put_varint(cols_[kUringData], e.uring_user_data);
+      put_varint(cols_[kUringEnter], e.uring_enter_ns == 0 ? 0 : 1 + zigzag(static_cast<int64_t>(
+                                         static_cast<uint64_t>(e.begin_ns) - static_cast<uint64_t>(e.uring_enter_ns))));
+    }
+    if (sched) {
+      put_svarint(cols_[kOffCpu], e.offcpu_ns);
+      put_varint(cols_[kSwitches], e.vol_switches);
+      put_varint(cols_[kSwitches], e.invol_switches);
+    }
     put_svarint(cols_[kSeq], static_cast<int64_t>(e.seq - s.seq - 1));
     put_svarint(cols_[kPid], static_cast<int64_t>(e.pid) - s.pid);
     put_svarint(cols_[kTid], static_cast<int64_t>(e.tid) - s.tid);
@@ -88,8 +114,9 @@ void EventColumnEncoder::encode(std::span<const Event> events, std::string& out)
                                                              static_cast<uint64_t>(e.end_ns))));
   }
   out.clear();
-  for (auto& c : cols_) put_varint(out, c.size());
-  for (auto& c : cols_) out += c;
+  const size_t ncols = uring ? kEventColumns : sched ? kSchedColumns : kBaseEventColumns;
+  for (size_t i = 0; i < ncols; ++i) put_varint(out, cols_[i].size());
+  for (size_t i = 0; i < ncols; ++i) out += cols_[i];
 }
 
 bool decode_event_columns(std::string_view raw, uint32_t count, size_t nstrings,
@@ -98,7 +125,12 @@ bool decode_event_columns(std::string_view raw, uint32_t count, size_t nstrings,
   VarintCursor lens(p, p + raw.size());
   std::array<uint64_t, kEventColumns> len{};
   uint64_t total = 0;
-  for (auto& l : len) {
+  // kBaseEventColumns lengths, then optional ones until they add up to what follows them: a
+  // payload with fewer columns ends its lengths exactly there, one with more cannot (each extra
+  // length is at least one byte not counted in the total).
+  size_t ncols = 0;
+  while (ncols < kEventColumns && (ncols < kBaseEventColumns || total != lens.remaining())) {
+    uint64_t& l = len[ncols++];
     l = lens.get();
     total += l;
     if (lens.bad() || l > raw.size() || total > lens.remaining()) {
@@ -110,9 +142,15 @@ bool decode_event_columns(std::string_view raw, uint32_t count, size_t nstrings,
     *why = "events block: column lengths do not add up to the payload size";
     return false;
   }
+  const bool sched = ncols > kOffCpu, uring = ncols > kUringData;
+  if (ncols != kBaseEventColumns && ncols != kSchedColumns && ncols != kEventColumns) {
+    *why = fmt::format("events block: {} columns (expected {}, {} or {})", ncols, kBaseEventColumns, kSchedColumns,
+                       kEventColumns);
+    return false;
+  }
   std::array<VarintCursor, kEventColumns> c;
   const uint8_t* q = p + (raw.size() - lens.remaining());
-  for (size_t i = 0; i < kEventColumns; ++i) {
+  for (size_t i = 0; i < ncols; ++i) {
     c[i] = VarintCursor(q, q + len[i]);
     q += len[i];
   }
@@ -172,9 +210,24 @@ bool decode_event_columns(std::string_view raw, uint32_t count, size_t nstrings,
     if (mask & 4)
       e.raw_end_ns = static_cast<int64_t>(static_cast<uint64_t>(e.end_ns) +
                                           static_cast<uint64_t>(c[kExtras].get_signed()));
+    if (sched) {
+      e.offcpu_ns = c[kOffCpu].get_signed();
+      const uint64_t vol = c[kSwitches].get(), invol = c[kSwitches].get();
+      if (vol > UINT32_MAX || invol > UINT32_MAX)
+        return fail(fmt::format("event {}: context switch count {} does not fit 32 bits", k, std::max(vol, invol)));
+      e.vol_switches = static_cast<uint32_t>(vol);
+      e.invol_switches = static_cast<uint32_t>(invol);
+    }
+    if (uring) {
+      e.uring_user_data = c[kUringData].get();
+      const uint64_t link = c[kUringEnter].get();
+      if (link != 0)
+        e.uring_enter_ns = static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) -
+                                                static_cast<uint64_t>(unzigzag(link - 1)));
+    }
     out.push_back(e);
   }
-  for (size_t i = 0; i < kEventColumns; ++i) {
+  for (size_t i = 0; i < ncols; ++i) {
     if (c[i].bad()) return fail(fmt::format("events block: column {} is shorter than its events", i));
     if (!c[i].at_end()) return fail(fmt::format("events block: column {} has trailing bytes", i));
   }

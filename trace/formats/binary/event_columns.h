@@ -15,7 +15,10 @@
 
 namespace rastro::trace::binary {
 
-inline constexpr size_t kEventColumns = 15;
+// Columns of a payload: the first kBaseEventColumns always, the later ones (appended since) only
+// when a block has a value for them, so traces without those values keep the original layout.
+inline constexpr size_t kBaseEventColumns = 15;
+inline constexpr size_t kEventColumns = 19;
 
 class EventColumnEncoder {
  public:

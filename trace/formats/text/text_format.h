@@ -1,7 +1,8 @@
 // TSV/CSV text traces (docs/text-format.md): the thesis columns
 //   pid tid begin end function args rvalue
-// followed by the remaining Event fields (flags planned_ns expected_rvalue raw_end_ns seq), so
-// binary -> TSV -> binary is lossless. The first line is a comment carrying the header JSON:
+// followed by the remaining Event fields (flags planned_ns expected_rvalue raw_end_ns seq, and
+// offcpu_ns vol_switches invol_switches when the trace measured them, uring_user_data
+// uring_enter_ns when it has io_uring requests), so binary -> TSV -> binary is lossless. The first line is a comment carrying the header JSON:
 //   # rastro-trace text 1 {"backend":"ebpf",...}
 //   # strings "" "/etc/passwd" ...          (only when needed to reproduce string ids exactly)
 //   pid  tid  begin  end  function  args  rvalue  flags  planned_ns  expected_rvalue  raw_end_ns  seq

@@ -99,7 +99,7 @@ class Reader {
           found = true;
         }
       }
-      if (!found) error(fmt::format("unknown column '{}' (columns: pid tid begin end function args rvalue flags planned_ns expected_rvalue raw_end_ns seq)", excerpt(names[i])));
+      if (!found) error(fmt::format("unknown column '{}' (columns: pid tid begin end function args rvalue flags planned_ns expected_rvalue raw_end_ns seq offcpu_ns vol_switches invol_switches uring_user_data uring_enter_ns)", excerpt(names[i])));
     }
     for (int c = 0; c < text::kRequiredColumns; ++c)
       if (col_[static_cast<size_t>(c)] < 0) error(fmt::format("missing column '{}'", text::kColumnNames[static_cast<size_t>(c)]));
@@ -200,6 +200,11 @@ class Reader {
     if (has(text::kExpected)) e.expected_rvalue = integer<int64_t>(at(text::kExpected), text::kExpected);
     if (has(text::kRawEnd)) e.raw_end_ns = integer<int64_t>(at(text::kRawEnd), text::kRawEnd);
     e.seq = has(text::kSeq) ? integer<uint64_t>(at(text::kSeq), text::kSeq) : trace_.events.size();
+    if (has(text::kOffCpu)) e.offcpu_ns = integer<int64_t>(at(text::kOffCpu), text::kOffCpu);
+    if (has(text::kVolSwitches)) e.vol_switches = integer<uint32_t>(at(text::kVolSwitches), text::kVolSwitches);
+    if (has(text::kInvolSwitches)) e.invol_switches = integer<uint32_t>(at(text::kInvolSwitches), text::kInvolSwitches);
+    if (has(text::kUringUserData)) e.uring_user_data = integer<uint64_t>(at(text::kUringUserData), text::kUringUserData);
+    if (has(text::kUringEnter)) e.uring_enter_ns = integer<int64_t>(at(text::kUringEnter), text::kUringEnter);
     trace_.events.push_back(e);
   }
 

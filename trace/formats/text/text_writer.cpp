@@ -1,4 +1,5 @@
 // Writes TSV/CSV text traces; see text_format.h for the layout.
+#include <algorithm>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -72,7 +73,13 @@ void write_text_trace(std::ostream& out, const Trace& trace, char sep) {
     }
     line += '\n';
   }
+  const bool sched = std::any_of(trace.events.begin(), trace.events.end(),
+                                 [](const Event& e) { return (e.flags & kEventOffCpu) != 0; });
+  const bool uring = std::any_of(trace.events.begin(), trace.events.end(),
+                                 [](const Event& e) { return (e.flags & kEventUring) != 0; });
   for (size_t c = 0; c < text::kColumnNames.size(); ++c) {
+    const bool is_sched = c >= text::kFirstSchedColumn && c < text::kFirstUringColumn;
+    if ((is_sched && !sched) || (c >= text::kFirstUringColumn && !uring)) continue;
     if (c) line += sep;
     line += text::kColumnNames[c];
   }
@@ -93,8 +100,13 @@ void write_text_trace(std::ostream& out, const Trace& trace, char sep) {
     field.clear();
     append_rvalue(field, e.rvalue, return_kind_of(e));
     append_field(line, field, sep);
-    fmt::format_to(std::back_inserter(line), "{}{}{}{}{}{}{}{}{}{}\n", sep, e.flags, sep, e.planned_ns, sep,
+    fmt::format_to(std::back_inserter(line), "{}{}{}{}{}{}{}{}{}{}", sep, e.flags, sep, e.planned_ns, sep,
                    e.expected_rvalue, sep, e.raw_end_ns, sep, e.seq);
+    if (sched)
+      fmt::format_to(std::back_inserter(line), "{}{}{}{}{}{}", sep, e.offcpu_ns, sep, e.vol_switches, sep,
+                     e.invol_switches);
+    if (uring) fmt::format_to(std::back_inserter(line), "{}{}{}{}", sep, e.uring_user_data, sep, e.uring_enter_ns);
+    line += '\n';
     out << line;
   }
 }

@@ -1,0 +1,137 @@
+// Root-only: the eBPF backend's off-CPU columns (Event::offcpu_ns, vol_switches, invol_switches)
+// against the kernel's own per-thread counters, which we did not write: /proc/thread-self/schedstat
+// (time on CPU) and /proc/thread-self/status (voluntary/nonvoluntary_ctxt_switches). The workload
+// (this binary re-executed) has one thread that spends almost all of its life blocked in read(2)
+// on a pipe another thread feeds every few milliseconds; over that window, the thread's off-CPU
+// time is its wall time minus its CPU time, and nearly all of it falls inside captured calls.
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "capture/ebpf/ebpf_backend.h"
+#include "tests/capture/root/ebpf_root_util.h"
+#include "trace/io/trace_sink.h"
+#include "trace/syscalls/syscall_table.h"
+
+namespace {
+
+constexpr int kBlockingReads = 40;
+constexpr long kFeedIntervalNs = 5'000'000;  // the feeder writes one byte every 5 ms
+
+// ---- workload mode: this binary re-executed with RASTRO_OFFCPU_REPORT set -----------------------
+
+struct SchedCounters {
+  long long run_ns = 0, vol = 0, invol = 0;
+};
+
+SchedCounters read_own_counters() {
+  SchedCounters c;
+  std::ifstream schedstat("/proc/thread-self/schedstat");
+  schedstat >> c.run_ns;  // "run_ns runqueue_wait_ns timeslices"
+  std::ifstream status("/proc/thread-self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("voluntary_ctxt_switches:")) c.vol = std::atoll(line.c_str() + 24);
+    if (line.starts_with("nonvoluntary_ctxt_switches:")) c.invol = std::atoll(line.c_str() + 27);
+  }
+  return c;
+}
+
+long long now_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);  // vDSO: no syscall inside the window's edges
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+int run_workload_if_asked() {
+  const char* report = std::getenv("RASTRO_OFFCPU_REPORT");
+  if (report == nullptr) return 0;
+  int p[2];
+  if (::pipe(p) != 0) std::_Exit(3);
+  std::thread feeder([&] {
+    timespec gap{0, kFeedIntervalNs};
+    for (int i = 0; i < kBlockingReads; ++i) {
+      ::clock_nanosleep(CLOCK_MONOTONIC, 0, &gap, nullptr);
+      if (::write(p[1], "x", 1) != 1) std::_Exit(4);
+    }
+  });
+  std::thread reader([&] {
+    SchedCounters a = read_own_counters();
+    long long t0 = now_ns();
+    char c;
+    for (int i = 0; i < kBlockingReads; ++i)
+      if (::read(p[0], &c, 1) != 1) std::_Exit(5);
+    long long t1 = now_ns();
+    SchedCounters b = read_own_counters();
+    std::ofstream out(report);
+    out << ::syscall(SYS_gettid) << ' ' << t0 << ' ' << t1 << ' ' << b.run_ns - a.run_ns << ' '
+        << b.vol - a.vol << ' ' << b.invol - a.invol << '\n';
+  });
+  reader.join();
+  feeder.join();
+  std::_Exit(0);
+}
+
+[[maybe_unused]] const int g_workload = run_workload_if_asked();
+
+// ---- test side ----------------------------------------------------------------------------------
+
+using rastro::capture::ebpf::testing::ebpf_missing;
+using rastro::capture::ebpf::testing::self_exe;
+
+TEST(EbpfOffCpu, PerThreadTotalsAgreeWithTheKernelsSchedstatAndSwitchCounts) {
+  if (std::string why = ebpf_missing(); !why.empty()) GTEST_SKIP() << "eBPF unavailable: " << why;
+  rastro::capture::ebpf::EbpfBackend backend;
+  char tmpl[] = "/tmp/rastro_offcpu_XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string report = std::string(tmpl) + "/report";
+  rastro::capture::CaptureOptions o;
+  o.command = {"/usr/bin/env", "RASTRO_OFFCPU_REPORT=" + report, self_exe()};
+  o.syscalls_spec = "all";  // every call of the thread, so its in-call time is all captured
+  o.syscalls = rastro::trace::parse_syscall_set("all").take();
+  o.quiet = true;
+  rastro::trace::MemorySink sink;
+  ASSERT_EQ(backend.run(o, sink), 0);
+
+  std::ifstream in(report);
+  long long tid = 0, t0 = 0, t1 = 0, run_ns = 0, vol = 0, invol = 0;
+  ASSERT_TRUE(in >> tid >> t0 >> t1 >> run_ns >> vol >> invol) << "the workload wrote no report";
+  ASSERT_GE(vol, kBlockingReads / 2) << "the reader thread hardly blocked: the test proves nothing";
+
+  long long offcpu = 0, ev_vol = 0, ev_invol = 0;
+  int reads = 0;
+  for (const auto& e : sink.trace().events) {
+    if (e.tid != tid || e.begin_ns < t0 || e.end_ns > t1) continue;
+    ASSERT_TRUE(e.flags & rastro::trace::kEventOffCpu);
+    EXPECT_LE(e.offcpu_ns, e.end_ns - e.begin_ns) << "off-CPU longer than the call itself";
+    offcpu += e.offcpu_ns;
+    ev_vol += e.vol_switches;
+    ev_invol += e.invol_switches;
+    reads += e.nr == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(reads, kBlockingReads);
+  const long long kernel_offcpu = (t1 - t0) - run_ns;  // wall time not spent running
+  std::printf("off-CPU: trace %lld ns, kernel %lld ns; voluntary switches: trace %lld, kernel %lld; "
+              "involuntary: trace %lld, kernel %lld\n",
+              offcpu, kernel_offcpu, ev_vol, vol, ev_invol, invol);
+  EXPECT_NEAR(static_cast<double>(offcpu), static_cast<double>(kernel_offcpu), 0.05 * static_cast<double>(kernel_offcpu));
+  EXPECT_NEAR(static_cast<double>(ev_vol), static_cast<double>(vol), std::max(1.0, 0.05 * static_cast<double>(vol)));
+  // Involuntary switches may also hit the thread between calls (user mode): never more in calls.
+  EXPECT_LE(ev_invol, invol);
+  std::remove(report.c_str());
+  ::rmdir(tmpl);
+}
+
+}  // namespace
