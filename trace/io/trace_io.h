@@ -38,6 +38,11 @@ Trace read_trace(const std::string& path, ReadReport* report = nullptr);
 void write_trace(const std::string& path, const Trace& trace);
 void write_trace(const std::string& path, const Trace& trace, TraceFormat format);
 
+class TracePasses;
+// Writes a TSV (sep '\t') or CSV (',') trace file atomically from passes over a trace (memory
+// bounded by a block; trace_passes.h).
+void write_text_trace_file(const std::string& path, TracePasses& trace, char sep);
+
 // A streaming sink writing `path` in the format chosen by its name (binary for captures:
 // blocks are flushed as they fill and on flush(), so a killed writer leaves a readable prefix).
 std::unique_ptr<TraceSink> open_trace_sink(const std::string& path, TraceHeader header);
