@@ -86,11 +86,15 @@ void write_trace(const std::string& path, const Trace& trace) {
 }
 
 void write_trace(const std::string& path, const Trace& trace, TraceFormat format) {
+  write_trace(path, *passes_over(trace), format);
+}
+
+void write_trace(const std::string& path, TracePasses& trace, TraceFormat format) {
   switch (format) {
     case TraceFormat::kTsv:
-      return write_text_trace_file(path, *passes_over(trace), '\t');
+      return write_text_trace_file(path, trace, '\t');
     case TraceFormat::kCsv:
-      return write_text_trace_file(path, *passes_over(trace), ',');
+      return write_text_trace_file(path, trace, ',');
     case TraceFormat::kBinary:
       break;
   }
@@ -105,7 +109,12 @@ void write_trace(const std::string& path, const Trace& trace, TraceFormat format
 }
 
 std::unique_ptr<TraceSink> open_trace_sink(const std::string& path, TraceHeader header) {
-  switch (format_for_path(path)) {
+  return open_trace_sink(path, std::move(header), format_for_path(path));
+}
+
+std::unique_ptr<TraceSink> open_trace_sink(const std::string& path, TraceHeader header,
+                                           TraceFormat format) {
+  switch (format) {
     case TraceFormat::kTsv:
       return std::make_unique<TextFileSink>(path, std::move(header), '\t');
     case TraceFormat::kCsv:
