@@ -163,18 +163,24 @@ void ChromeExporter::write(TracePasses& trace, const std::string& path) const {
       if (flow.is_array() && flow.size() == 2 && flow[0].is_number_unsigned() && flow[1].is_number_unsigned())
         for (const auto& at : flow) flow_ends.emplace(at.get<uint64_t>(), Event{});
   uint64_t position = 0;
-  trace.pass([&](std::span<const Event> block, const StringTable& strings) {
-    for (const Event& e : block) {
-      sep();
-      append_event(out, strings, e, origin);
-      drain(false);
-      if (!flow_ends.empty()) {
-        auto it = flow_ends.find(position);
-        if (it != flow_ends.end()) it->second = e;
+  try {
+    trace.pass([&](std::span<const Event> block, const StringTable& strings) {
+      for (const Event& e : block) {
+        sep();
+        append_event(out, strings, e, origin);
+        drain(false);
+        if (!flow_ends.empty()) {
+          auto it = flow_ends.find(position);
+          if (it != flow_ends.end()) it->second = e;
+        }
+        ++position;
       }
-      ++position;
-    }
-  });
+    });
+  } catch (...) {  // e.g. the file changed between passes: leave nothing behind
+    std::fclose(f);
+    std::remove(tmp.c_str());
+    throw;
+  }
   if (has_flows) {
     uint64_t id = 0;
     for (const auto& flow : extra["flows"]) {
