@@ -20,8 +20,12 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
-  // The expected total (0: unknown, no percentage or ETA).
-  void set_total(uint64_t total) { total_ = total; }
+  // Starts a count (e.g. one pass over a file): its expected total (0: unknown, no percentage or
+  // ETA); the rate and ETA are measured from here.
+  void set_total(uint64_t total) {
+    total_ = total;
+    start_ = Clock::now();
+  }
   // `done` events so far; cheap enough to call once per block.
   void update(uint64_t done);
   // Erases the line (if one was drawn).
