@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "calibration/curve_json.h"
-#include "calibration/validity_domain.h"
 
 namespace rastro::calibration {
 
@@ -34,62 +33,80 @@ nlohmann::json trace_environment(const trace::TraceHeader& h) {
   return env;
 }
 
-Result<CorrectionReport> apply_curve(trace::Trace& t, const CalibrationCurve& curve,
-                                     const CorrectionOptions& opt) {
-  if (t.header.extra.is_object() && t.header.extra.contains("calibration"))
+Result<TraceCorrector> TraceCorrector::make(const trace::TraceHeader& header, const CalibrationCurve& curve,
+                                            const CorrectionOptions& opt) {
+  if (header.extra.is_object() && header.extra.contains("calibration"))
     return fail("trace is already calibrated (header.extra.calibration exists): apply curves to "
                 "the raw trace");
   auto scale = ns_per_unit(curve.unit);
   if (!scale) return fail(scale.error());
   if (curve.b1 == 0 || !std::isfinite(curve.b1) || !std::isfinite(curve.b0))
     return fail("curve coefficients are unusable (b1 = 0 or not finite)");
-  CorrectionReport rep;
-  ApplicationContext where;
-  where.environment = trace_environment(t.header);
-  where.background = opt.background ? opt.background : trace_background_level(t.header);
-  for (auto& e : t.events) {
-    if (e.flags & trace::kEventUnfinished) {
-      ++rep.skipped_unfinished;
-      continue;
-    }
-    if (!opt.syscalls.empty() &&
-        std::find(opt.syscalls.begin(), opt.syscalls.end(), e.nr) == opt.syscalls.end()) {
-      ++rep.skipped_filtered;
-      continue;
-    }
-    const double y = static_cast<double>(e.end_ns - e.begin_ns) / *scale;
-    double x = (y - curve.b0) / curve.b1;
-    where.value_min = std::min(where.value_min.value_or(x), x);
-    where.value_max = std::max(where.value_max.value_or(x), x);
-    if (x < curve.domain.x_min) ++where.values_below;
-    if (x > curve.domain.x_max) ++where.values_above;
-    if (x < 0) {
-      ++rep.clamped_to_zero;
-      x = 0;
-    }
-    e.raw_end_ns = e.end_ns;
-    e.end_ns = e.begin_ns + static_cast<int64_t>(std::llround(x * *scale));
-    e.flags |= trace::kEventCalibrated;
-    ++rep.corrected;
+  TraceCorrector c(curve, opt, *scale);
+  c.where_.environment = trace_environment(header);
+  c.where_.background = opt.background ? opt.background : trace_background_level(header);
+  return c;
+}
+
+void TraceCorrector::correct(trace::Event& e) {
+  if (e.flags & trace::kEventUnfinished) {
+    ++counts_.skipped_unfinished;
+    return;
   }
-  rep.warnings = validity_warnings(curve.domain, where);
-  if (auto why = calibration_obstacle(curve)) rep.warnings.push_back(*why);
+  if (!opt_.syscalls.empty() &&
+      std::find(opt_.syscalls.begin(), opt_.syscalls.end(), e.nr) == opt_.syscalls.end()) {
+    ++counts_.skipped_filtered;
+    return;
+  }
+  const double y = static_cast<double>(e.end_ns - e.begin_ns) / scale_;
+  double x = (y - curve_.b0) / curve_.b1;
+  where_.value_min = std::min(where_.value_min.value_or(x), x);
+  where_.value_max = std::max(where_.value_max.value_or(x), x);
+  if (x < curve_.domain.x_min) ++where_.values_below;
+  if (x > curve_.domain.x_max) ++where_.values_above;
+  if (x < 0) {
+    ++counts_.clamped_to_zero;
+    x = 0;
+  }
+  e.raw_end_ns = e.end_ns;
+  e.end_ns = e.begin_ns + static_cast<int64_t>(std::llround(x * scale_));
+  e.flags |= trace::kEventCalibrated;
+  ++counts_.corrected;
+}
+
+CorrectionReport TraceCorrector::report() const {
+  CorrectionReport rep = counts_;
+  rep.warnings = validity_warnings(curve_.domain, where_);
+  if (auto why = calibration_obstacle(curve_)) rep.warnings.push_back(*why);
   if (rep.clamped_to_zero)
     rep.warnings.push_back(fmt::format("{} events would have a negative corrected time; set to 0",
                                        rep.clamped_to_zero));
-  if (!t.header.extra.is_object()) t.header.extra = nlohmann::json::object();
-  t.header.extra["calibration"] = {
-      {"curve_source", opt.curve_source},
-      {"curve", to_json(curve)},
+  return rep;
+}
+
+void TraceCorrector::annotate(trace::TraceHeader& header) const {
+  CorrectionReport rep = report();
+  if (!header.extra.is_object()) header.extra = nlohmann::json::object();
+  header.extra["calibration"] = {
+      {"curve_source", opt_.curve_source},
+      {"curve", to_json(curve_)},
       {"events_corrected", rep.corrected},
       {"events_skipped_unfinished", rep.skipped_unfinished},
       {"events_skipped_filtered", rep.skipped_filtered},
       {"events_clamped_to_zero", rep.clamped_to_zero},
-      {"syscalls", opt.syscalls},
+      {"syscalls", opt_.syscalls},
       {"warnings", rep.warnings},
       {"raw_end", "events flagged calibrated keep their uncorrected end in raw_end_ns"},
   };
-  return rep;
+}
+
+Result<CorrectionReport> apply_curve(trace::Trace& t, const CalibrationCurve& curve,
+                                     const CorrectionOptions& opt) {
+  auto corrector = TraceCorrector::make(t.header, curve, opt);
+  if (!corrector) return fail(corrector.error());
+  for (auto& e : t.events) corrector->correct(e);
+  corrector->annotate(t.header);
+  return corrector->report();
 }
 
 }  // namespace rastro::calibration

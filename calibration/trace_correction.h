@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "calibration/curve_fit.h"
+#include "calibration/validity_domain.h"
 #include "common/error.h"
 #include "trace/model/trace.h"
 
@@ -41,6 +42,30 @@ std::optional<double> trace_background_level(const trace::TraceHeader& h);
 // The environment of a trace for validity checks: header.environment plus "kernel" from the
 // header's own field when the inventory lacks it.
 nlohmann::json trace_environment(const trace::TraceHeader& h);
+
+// The correction one event at a time, so a trace can be corrected as it streams (`rastro
+// calibrate apply`); apply_curve() runs it over an in-memory trace.
+class TraceCorrector {
+ public:
+  // Fails when the trace (its header) is already calibrated, the unit is unknown or the
+  // coefficients are unusable.
+  static Result<TraceCorrector> make(const trace::TraceHeader& header, const CalibrationCurve& curve,
+                                     const CorrectionOptions& options);
+  void correct(trace::Event& e);
+  // Counts and validity warnings over every event corrected so far.
+  CorrectionReport report() const;
+  // Records the application (curve, counts, warnings) in header.extra["calibration"].
+  void annotate(trace::TraceHeader& header) const;
+
+ private:
+  TraceCorrector(const CalibrationCurve& curve, const CorrectionOptions& options, double scale)
+      : curve_(curve), opt_(options), scale_(scale) {}
+  CalibrationCurve curve_;
+  CorrectionOptions opt_;
+  double scale_;
+  ApplicationContext where_;
+  CorrectionReport counts_;
+};
 
 // Fails (trace untouched) when the trace is already calibrated or the unit is unknown.
 Result<CorrectionReport> apply_curve(trace::Trace& t, const CalibrationCurve& curve,

@@ -2,7 +2,7 @@
 //
 //   rastro calibrate fit DATA.csv -o CURVE.json [--kind single|two|linear] [--unit us]
 //                        [--environment-from T.rastro] [--background N]
-//   rastro calibrate apply CURVE.json T -o T2.rastro [--background N] [--syscalls SET] [--strict]
+//   rastro calibrate apply CURVE.json T -o T2.rastro [--background N] [--syscalls SET] [--strict] [-q]
 //   rastro calibrate show CURVE.json [--json]
 //   rastro calibrate predict CURVE.json --measured Y1,Y2,... [--alpha 0.05] [--json]
 #include <cmath>
@@ -14,13 +14,16 @@
 #include <fmt/format.h>
 
 #include "calibration/calibration_data.h"
+#include "calibration/corrected_passes.h"
 #include "calibration/curve_fit.h"
 #include "calibration/curve_json.h"
 #include "calibration/inverse_prediction.h"
 #include "calibration/trace_correction.h"
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/progress.h"
 #include "trace/io/trace_io.h"
+#include "trace/io/trace_passes.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace {
@@ -120,10 +123,15 @@ void setup_apply(CLI::App& app) {
   app.add_option("--background", *background, "Background-load level of the trace (if its header lacks it)");
   app.add_option("--syscalls", *syscalls, "Correct only these syscalls (e.g. read,pread64 or %read); default all");
   app.add_flag("--strict", *strict, "Refuse (exit 3, nothing written) on any warning: outside the curve's validity domain, or a curve whose gain is not significantly positive");
+  auto quiet = std::make_shared<bool>(false);
+  app.add_flag("-q,--quiet", *quiet, "No progress line on stderr (shown on a terminal for long runs)");
   app.callback([=] {
     CalibrationCurve c = read_curve(*curve_path);
-    rastro::trace::ReadReport rep;
-    rastro::trace::Trace t = rastro::trace::read_trace(*in, &rep);
+    // Streaming: the trace is read in passes (facts, correction counts, then the corrected
+    // events written block by block), never held whole.
+    rastro::Progress progress("rastro calibrate apply", !*quiet);
+    auto raw = rastro::trace::passes_over_file(*in, &progress);
+    const rastro::trace::ReadReport& rep = raw->report();
     if (!rep.intact)
       fmt::print(stderr, "rastro calibrate apply: warning: {}: only the intact prefix is used: {}\n", *in, rep.problem);
     CorrectionOptions opt;
@@ -134,15 +142,16 @@ void setup_apply(CLI::App& app) {
       if (!set) throw rastro::Error("--syscalls: " + set.error());
       opt.syscalls = set->numbers();
     }
-    auto result = apply_curve(t, c, opt);
-    if (!result) throw rastro::Error(fmt::format("{}: {}", *in, result.error()));
-    for (const auto& w : result->warnings)
+    auto corrected = CorrectedPasses::make(*raw, c, opt);
+    if (!corrected) throw rastro::Error(fmt::format("{}: {}", *in, corrected.error()));
+    const CorrectionReport& result = (*corrected)->correction();
+    for (const auto& w : result.warnings)
       fmt::print(stderr, "rastro calibrate apply: WARNING: {}\n", w);
-    if (!result->warnings.empty() && *strict)
-      throw rastro::Error(fmt::format("{} validity warnings with --strict: nothing written", result->warnings.size()), 3);
-    rastro::trace::write_trace(*out, t);
+    if (!result.warnings.empty() && *strict)
+      throw rastro::Error(fmt::format("{} validity warnings with --strict: nothing written", result.warnings.size()), 3);
+    rastro::trace::write_trace(*out, **corrected, rastro::trace::format_for_path(*out));
     fmt::print("{}: corrected {} events ({} unfinished, {} not selected), curve {} recorded in the header\n",
-               *out, result->corrected, result->skipped_unfinished, result->skipped_filtered, *curve_path);
+               *out, result.corrected, result.skipped_unfinished, result.skipped_filtered, *curve_path);
   });
 }
 

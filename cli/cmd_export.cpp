@@ -1,5 +1,5 @@
-// `rastro export -f tsv|csv|chrome|sqlite|fio-iolog TRACE -o OUT`: writes a trace in a format other tools
-// read (trace/exporters/). A damaged binary trace exports its intact prefix, with the header's
+// `rastro export -f tsv|csv|chrome|sqlite|fio-iolog TRACE -o OUT [-q]`: writes a trace in a format
+// other tools read (trace/exporters/), streaming: memory does not grow with the trace's length. A damaged binary trace exports its intact prefix, with the header's
 // `complete` false, a warning and exit status 2.
 #include <memory>
 
@@ -8,7 +8,8 @@
 #include "cli/command.h"
 #include "common/error.h"
 #include "trace/exporters/exporter.h"
-#include "trace/io/trace_io.h"
+#include "common/progress.h"
+#include "trace/io/trace_passes.h"
 
 namespace {
 
@@ -32,15 +33,18 @@ rastro::cli::RegisterCommand reg{
            ->check(CLI::IsMember(names));
        app.add_option("TRACE", *in, "Trace file (.rastro, .tsv or .csv)")->required();
        app.add_option("-o,--output", *out, "Output file (written atomically)")->required();
-       app.callback([format, in, out] {
+       auto quiet = std::make_shared<bool>(false);
+       app.add_flag("-q,--quiet", *quiet, "No progress line on stderr (shown on a terminal for long runs)");
+       app.callback([format, in, out, quiet] {
          const rastro::trace::Exporter* e = rastro::trace::find_exporter(*format);
          if (!e) throw rastro::Error(fmt::format("unknown export format '{}'", *format));
-         rastro::trace::ReadReport rep;
-         rastro::trace::Trace t = rastro::trace::read_trace(*in, &rep);
-         e->write(t, *out);
+         rastro::Progress progress("rastro export", !*quiet);
+         auto passes = rastro::trace::passes_over_file(*in, &progress);
+         e->write(*passes, *out);
+         const rastro::trace::ReadReport& rep = passes->report();
          if (!rep.intact) {
            fmt::print(stderr, "rastro export: {}: exported only the intact prefix ({} events): {}\n",
-                      *in, t.events.size(), rep.problem);
+                      *in, passes->size(), rep.problem);
            rastro::cli::set_exit_code(2);
          }
        });

@@ -2,6 +2,9 @@
 // (docs/strace-import.md). Prints every import counter (zeros included) and the first problem
 // lines on stderr; exits 1 when an error counter is above zero (after writing the trace), so a
 // damaged log never passes silently. The output file appears only once complete.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -9,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "common/atomic_write.h"
 #include "common/error.h"
 #include "trace/importers/strace/strace_import.h"
 #include "trace/io/trace_io.h"
@@ -33,25 +37,34 @@ void run_import(const ImportArgs& a) {
   using namespace rastro::trace;
   StraceImportOptions opt;
   opt.default_tid = a.pid;
-  MemorySink sink;
-  sink.header().backend = "import-strace";
-  sink.header().settings["source"] = a.log;
-  sink.header().settings["ff"] = a.ff;
-  ImportReport rep;
-  if (a.ff) {
-    auto files = find_strace_ff_files(a.log);
-    if (files.empty()) {
-      throw rastro::Error(fmt::format("{}: no strace -ff files '{}.<pid>' found", a.log, a.log));
-    }
-    rep = import_strace_ff(files, sink, opt);
-  } else {
-    std::ifstream in(a.log, std::ios::binary);
-    if (!in) throw rastro::Error(fmt::format("{}: cannot open: {}", a.log, std::strerror(errno)));
-    rep = import_strace(in, a.log, sink, opt);
-  }
-  sink.finish();
+  // Events go to the output as the importer flushes them (a binary trace is written block by
+  // block), into a temporary file renamed into place once finished.
   std::string out = a.out.empty() ? default_output(a.log) : a.out;
-  write_trace(out, sink.trace());
+  TraceHeader header;
+  header.backend = "import-strace";
+  header.settings["source"] = a.log;
+  header.settings["ff"] = a.ff;
+  const std::string tmp = rastro::temp_path_for(out);
+  ImportReport rep;
+  try {
+    std::unique_ptr<TraceSink> sink = open_trace_sink(tmp, std::move(header), format_for_path(out));
+    if (a.ff) {
+      auto files = find_strace_ff_files(a.log);
+      if (files.empty()) {
+        throw rastro::Error(fmt::format("{}: no strace -ff files '{}.<pid>' found", a.log, a.log));
+      }
+      rep = import_strace_ff(files, *sink, opt);
+    } else {
+      std::ifstream in(a.log, std::ios::binary);
+      if (!in) throw rastro::Error(fmt::format("{}: cannot open: {}", a.log, std::strerror(errno)));
+      rep = import_strace(in, a.log, *sink, opt);
+    }
+    sink->finish();
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+  rastro::commit_temp_file(tmp, out);
   if (!a.quiet || rep.has_errors()) {
     std::cerr << fmt::format("rastro import: {} events from {} lines -> {}\n", rep.events,
                              rep.stats[kStat_strace_lines], out);

@@ -56,5 +56,36 @@ TEST(Concurrency, MatchesQuadraticDefinition) {
   }
 }
 
+// The streaming counter (spilling sorts) gives the whole-trace levels' histogram, spilled or not,
+// with ties, zero-length and unfinished requests.
+TEST(Concurrency, StreamingCounterMatchesTheWholeTraceLevels) {
+  std::mt19937 rng(6);
+  Trace t;
+  for (int i = 0; i < 5000; ++i) {
+    Event ev;
+    ev.begin_ns = rng() % 20000;
+    ev.end_ns = ev.begin_ns + (i % 10 == 0 ? 0 : static_cast<int64_t>(rng() % 400)) - (i % 50 == 1 ? 7 : 0);
+    if (i % 300 == 0) ev.flags = kEventUnfinished;
+    t.events.push_back(ev);
+  }
+  ConcurrencySummary whole = summarize_concurrency(concurrency_levels(t));
+  for (size_t memory : {size_t{16}, size_t{1} << 20}) {
+    ConcurrencyCounter c(memory);
+    for (const Event& ev : t.events) c.add(ev);
+    ConcurrencySummary s = summarize_concurrency(c.requests_per_level());
+    EXPECT_EQ(s.requests, whole.requests);
+    EXPECT_DOUBLE_EQ(s.mean, whole.mean);
+    EXPECT_EQ(s.median, whole.median);
+    EXPECT_EQ(s.p99, whole.p99);
+    EXPECT_EQ(s.max, whole.max);
+    ASSERT_EQ(s.ecdf.size(), whole.ecdf.size());
+    for (size_t i = 0; i < s.ecdf.size(); ++i) {
+      EXPECT_EQ(s.ecdf[i].level, whole.ecdf[i].level);
+      EXPECT_EQ(s.ecdf[i].count, whole.ecdf[i].count);
+    }
+  }
+  EXPECT_EQ(ConcurrencyCounter().requests_per_level().size(), 0u);
+}
+
 }  // namespace
 }  // namespace rastro::trace

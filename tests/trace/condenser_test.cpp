@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/trace/sample_trace.h"
+#include "trace/analysis/quantile_sketch.h"
 
 namespace rastro::trace {
 namespace {
@@ -74,6 +75,58 @@ TEST(Condenser, EmptyTrace) {
   EXPECT_EQ(c.total.count, 0u);
   EXPECT_TRUE(c.by_function.empty());
   EXPECT_DOUBLE_EQ(c.total.p99_ns, 0.0);
+}
+
+// The streaming condenser fed block by block: every column exact except p50/p99, which are exact
+// for small rows and within QuantileSketch's relative error for large ones.
+TEST(Condenser, StreamingBlocksMatchWholeTrace) {
+  std::mt19937_64 rng(9);
+  std::lognormal_distribution<double> d(8.0, 2.0);
+  Trace t = testing::sample_trace();
+  StrId big = t.strings.intern("/big");
+  for (int i = 0; i < 20000; ++i) {
+    Event e;
+    e.pid = 2;
+    e.tid = 2 + i % 3;
+    e.nr = 0;  // read
+    e.nargs = 1;
+    e.args[0] = Arg{ArgType::kFd, 5, big};
+    e.begin_ns = i * 1000;
+    e.end_ns = e.begin_ns + 1 + static_cast<int64_t>(d(rng));
+    e.rvalue = i % 7 == 0 ? -5 : 100;
+    t.events.push_back(e);
+  }
+  t.header.extra = {{"process_groups", {{"rank", {{"1", "rank 0"}, {"2", "rank 1"}}}}}};
+  Condensed whole = condense(t);
+  Condenser c;
+  std::span<const Event> all(t.events);
+  for (size_t i = 0; i < all.size(); i += 999) c.add(all.subspan(i, std::min<size_t>(999, all.size() - i)));
+  Condensed s = c.finish(t.header, t.strings);
+  auto same = [](const LatencyRow& a, const LatencyRow& b) {
+    EXPECT_EQ(a.key, b.key);
+    EXPECT_EQ(a.count, b.count);
+    EXPECT_EQ(a.errors, b.errors);
+    EXPECT_EQ(a.unfinished, b.unfinished);
+    EXPECT_EQ(a.bytes, b.bytes);
+    EXPECT_EQ(a.max_ns, b.max_ns);
+    EXPECT_NEAR(a.mean_ns, b.mean_ns, 1e-9 * std::abs(b.mean_ns));
+    EXPECT_NEAR(a.p50_ns, b.p50_ns, QuantileSketch::kRelativeError * b.p50_ns) << a.key;
+    EXPECT_NEAR(a.p99_ns, b.p99_ns, QuantileSketch::kRelativeError * b.p99_ns) << a.key;
+  };
+  same(s.total, whole.total);
+  ASSERT_EQ(s.by_function.size(), whole.by_function.size());
+  for (size_t i = 0; i < s.by_function.size(); ++i) same(s.by_function[i], whole.by_function[i]);
+  ASSERT_EQ(s.by_thread.size(), whole.by_thread.size());
+  for (size_t i = 0; i < s.by_thread.size(); ++i) same(s.by_thread[i], whole.by_thread[i]);
+  ASSERT_EQ(s.by_file.size(), whole.by_file.size());
+  for (size_t i = 0; i < s.by_file.size(); ++i) same(s.by_file[i], whole.by_file[i]);
+  ASSERT_EQ(s.by_group.size(), 1u);
+  ASSERT_EQ(s.by_group[0].rows.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) same(s.by_group[0].rows[i], whole.by_group[0].rows[i]);
+  // Rows small enough stay exact: the sample trace's.
+  const LatencyRow* a = find_row(s.by_file, "/a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->p50_ns, find_row(whole.by_file, "/a")->p50_ns);
 }
 
 TEST(Quantile, Type7Basics) {

@@ -40,34 +40,77 @@ std::vector<uint32_t> concurrency_levels(const Trace& trace) {
 }
 
 ConcurrencySummary summarize_concurrency(std::span<const uint32_t> levels) {
-  ConcurrencySummary s;
-  s.requests = levels.size();
-  if (levels.empty()) return s;
   std::map<uint32_t, uint64_t> counts;
+  for (uint32_t l : levels) ++counts[l];
+  return summarize_concurrency(counts);
+}
+
+ConcurrencySummary summarize_concurrency(const std::map<uint32_t, uint64_t>& counts) {
+  ConcurrencySummary s;
   double sum = 0;
-  for (uint32_t l : levels) {
-    ++counts[l];
-    sum += l;
+  for (auto [level, count] : counts) {
+    s.requests += count;
+    sum += static_cast<double>(level) * static_cast<double>(count);
   }
-  s.mean = sum / static_cast<double>(levels.size());
+  if (s.requests == 0) return s;
+  const uint64_t n = s.requests;
+  s.mean = sum / static_cast<double>(n);
   uint64_t acc = 0;
   bool have_median = false, have_p99 = false;
   for (auto [level, count] : counts) {
     acc += count;
-    double cum = static_cast<double>(acc) / static_cast<double>(levels.size());
+    double cum = static_cast<double>(acc) / static_cast<double>(n);
     s.ecdf.push_back({level, count, cum});
     // Compare counts, not doubles, so 0.5 of an even number of requests is exact.
-    if (!have_median && acc * 2 >= levels.size()) {
+    if (!have_median && acc * 2 >= n) {
       s.median = level;
       have_median = true;
     }
-    if (!have_p99 && acc * 100 >= levels.size() * 99) {
+    if (!have_p99 && acc * 100 >= n * 99) {
       s.p99 = level;
       have_p99 = true;
     }
     s.max = level;
   }
   return s;
+}
+
+ConcurrencyCounter::ConcurrencyCounter(size_t memory_values)
+    : begins_(memory_values), zero_begins_(memory_values), ends_(memory_values) {}
+
+void ConcurrencyCounter::add(const Event& e) {
+  add(e.begin_ns, (e.flags & kEventUnfinished) ? std::numeric_limits<int64_t>::max() : e.end_ns);
+}
+
+void ConcurrencyCounter::add(int64_t begin, int64_t end) {
+  end = std::max(end, begin);
+  (end == begin ? zero_begins_ : begins_).add(begin);
+  ends_.add(end);
+}
+
+std::map<uint32_t, uint64_t> ConcurrencyCounter::requests_per_level() {
+  begins_.start_reading();
+  zero_begins_.start_reading();
+  ends_.start_reading();
+  std::map<uint32_t, uint64_t> counts;
+  uint64_t started = 0, ended = 0;
+  for (;;) {
+    // The next begin time t, and how many requests of each kind start at t.
+    int64_t b = 0, z = 0, t = 0;
+    bool has_b = begins_.peek(&b), has_z = zero_begins_.peek(&z);
+    if (!has_b && !has_z) break;
+    t = !has_z ? b : !has_b ? z : std::min(b, z);
+    uint64_t lasting = 0, zero = 0;
+    while (begins_.peek(&b) && b == t) begins_.next(&b), ++lasting;
+    while (zero_begins_.peek(&z) && z == t) zero_begins_.next(&z), ++zero;
+    started += lasting + zero;
+    for (int64_t e = 0; ends_.peek(&e) && e <= t;) ends_.next(&e), ++ended;
+    // As concurrency_levels(): started by t minus ended by t; a zero-length request adds itself.
+    auto level = static_cast<uint32_t>(started - ended);
+    if (lasting) counts[level] += lasting;
+    if (zero) counts[level + 1] += zero;
+  }
+  return counts;
 }
 
 }  // namespace rastro::trace

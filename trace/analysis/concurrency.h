@@ -8,9 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <vector>
 
+#include "trace/analysis/spilling_sorter.h"
 #include "trace/model/trace.h"
 
 namespace rastro::trace {
@@ -41,5 +43,25 @@ struct ConcurrencySummary {
 };
 
 ConcurrencySummary summarize_concurrency(std::span<const uint32_t> levels);
+// The same from the number of requests at each level.
+ConcurrencySummary summarize_concurrency(const std::map<uint32_t, uint64_t>& requests_per_level);
+
+// The levels of a stream of requests, in memory independent of their number: the begins and ends
+// are sorted apart (spilling to temporary files beyond `memory_values` each, spilling_sorter.h)
+// and swept in time order. Gives exactly the levels concurrency_levels() gives, as a histogram.
+class ConcurrencyCounter {
+ public:
+  explicit ConcurrencyCounter(size_t memory_values = size_t{1} << 21);
+  // An unfinished event (kEventUnfinished) stays in flight until the end of the trace.
+  void add(const Event& e);
+  void add(int64_t begin, int64_t end);
+  // Ends adding: the number of requests at each level.
+  std::map<uint32_t, uint64_t> requests_per_level();
+
+ private:
+  SpillingSorter begins_;       // of requests lasting > 0 ns
+  SpillingSorter zero_begins_;  // of zero-length requests (they count themselves)
+  SpillingSorter ends_;
+};
 
 }  // namespace rastro::trace

@@ -9,16 +9,19 @@
 
 #include <fmt/format.h>
 
+#include "trace/analysis/quantile_sketch.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::trace {
 namespace {
 
-// Accumulates one row; durations are kept for the quantiles.
+// Accumulates one row: exact counts, bytes, sum and max; the quantiles from a sketch (exact for
+// rows of up to QuantileSketch::kExactValues finished events).
 struct Acc {
   LatencyRow row;
-  std::vector<int64_t> durations;
+  QuantileSketch durations;
   double sum = 0;
+  bool any = false;
 
   void add(const Event& e, uint64_t bytes) {
     ++row.count;
@@ -36,28 +39,38 @@ struct Acc {
     }
     // Wrapping subtraction: a damaged trace may hold extreme timestamps (no signed overflow).
     auto d = static_cast<int64_t>(static_cast<uint64_t>(e.end_ns) - static_cast<uint64_t>(e.begin_ns));
-    durations.push_back(d);
+    durations.add(d);
     sum += static_cast<double>(d);
+    row.max_ns = any ? std::max(row.max_ns, d) : d;
+    any = true;
   }
-  LatencyRow finish() {
-    std::sort(durations.begin(), durations.end());
-    if (!durations.empty()) {
-      row.mean_ns = sum / static_cast<double>(durations.size());
-      row.p50_ns = quantile_type7(durations, 0.50);
-      row.p99_ns = quantile_type7(durations, 0.99);
-      row.max_ns = durations.back();
+  void merge(const Acc& o) {
+    row.count += o.row.count;
+    row.errors += o.row.errors;
+    row.bytes += o.row.bytes;
+    row.unfinished += o.row.unfinished;
+    durations.merge(o.durations);
+    sum += o.sum;
+    if (o.any) row.max_ns = any ? std::max(row.max_ns, o.row.max_ns) : o.row.max_ns;
+    any = any || o.any;
+  }
+  LatencyRow finish() const {
+    LatencyRow r = row;
+    if (any) {
+      r.mean_ns = sum / static_cast<double>(durations.count());
+      r.p50_ns = durations.quantile(0.50);
+      r.p99_ns = durations.quantile(0.99);
     }
-    durations = {};
-    return std::move(row);
+    return r;
   }
 };
 
-std::vector<LatencyRow> by_count(std::unordered_map<std::string_view, Acc>& m) {
+std::vector<LatencyRow> by_count(const std::map<std::string, Acc>& m) {
   std::vector<LatencyRow> rows;
   rows.reserve(m.size());
-  for (auto& [k, acc] : m) {
-    acc.row.key = std::string(k);
+  for (const auto& [k, acc] : m) {
     rows.push_back(acc.finish());
+    rows.back().key = k;
   }
   std::sort(rows.begin(), rows.end(), [](const LatencyRow& a, const LatencyRow& b) {
     return a.count != b.count ? a.count > b.count : a.key < b.key;
@@ -84,12 +97,16 @@ uint64_t transferred_bytes(const Event& e) {
   return static_cast<uint64_t>(e.rvalue);
 }
 
+StrId event_file_id(const Event& e) {
+  for (int i = 0; i < e.nargs; ++i)
+    if (e.arg(i).type == ArgType::kPath && e.arg(i).str != kNoStr) return e.arg(i).str;
+  for (int i = 0; i < e.nargs; ++i)
+    if (e.arg(i).type == ArgType::kFd && e.arg(i).str != kNoStr) return e.arg(i).str;
+  return kNoStr;
+}
+
 std::string_view event_file(const Event& e, const StringTable& strings) {
-  for (int i = 0; i < e.nargs; ++i)
-    if (e.arg(i).type == ArgType::kPath && e.arg(i).str != kNoStr) return strings.get(e.arg(i).str);
-  for (int i = 0; i < e.nargs; ++i)
-    if (e.arg(i).type == ArgType::kFd && e.arg(i).str != kNoStr) return strings.get(e.arg(i).str);
-  return {};
+  return strings.get(event_file_id(e));
 }
 
 namespace {
@@ -116,9 +133,11 @@ bool natural_less(std::string_view a, std::string_view b) {
   return a.size() - i < b.size() - j;
 }
 
-std::vector<GroupRows> condense_groups(const Trace& trace) {
+// Group rows merge the thread rows of the pids each group names.
+std::vector<GroupRows> condense_groups(const TraceHeader& header,
+                                       const std::map<std::pair<int32_t, int32_t>, Acc>& threads) {
   std::vector<GroupRows> out;
-  const nlohmann::json& extra = trace.header.extra;
+  const nlohmann::json& extra = header.extra;
   if (!extra.contains("process_groups") || !extra["process_groups"].is_object()) return out;
   for (const auto& [group, labels] : extra["process_groups"].items()) {
     if (!labels.is_object()) continue;
@@ -129,12 +148,12 @@ std::vector<GroupRows> condense_groups(const Trace& trace) {
       if (*end == '\0' && label.is_string()) label_of[static_cast<int32_t>(p)] = label.get<std::string>();
     }
     std::map<std::string, Acc> acc;
-    for (const Event& e : trace.events)
-      if (auto it = label_of.find(e.pid); it != label_of.end()) acc[it->second].add(e, transferred_bytes(e));
+    for (const auto& [thread, a] : threads)
+      if (auto it = label_of.find(thread.first); it != label_of.end()) acc[it->second].merge(a);
     GroupRows g{group, {}};
-    for (auto& [label, a] : acc) {
-      a.row.key = label;
+    for (const auto& [label, a] : acc) {
       g.rows.push_back(a.finish());
+      g.rows.back().key = label;
     }
     std::sort(g.rows.begin(), g.rows.end(), [](const LatencyRow& x, const LatencyRow& y) { return natural_less(x.key, y.key); });
     out.push_back(std::move(g));
@@ -142,33 +161,63 @@ std::vector<GroupRows> condense_groups(const Trace& trace) {
   return out;
 }
 
+// Events of a known syscall are keyed by their number, others by their name's string id.
+int64_t function_key(const Event& e) { return syscall_by_nr(e.nr) ? e.nr : -1 - int64_t{e.name}; }
+
 }  // namespace
 
-Condensed condense(const Trace& trace) {
+struct Condenser::Rows {
   Acc total;
-  std::unordered_map<std::string_view, Acc> functions, files;
+  std::unordered_map<int64_t, Acc> functions;
+  std::unordered_map<StrId, Acc> files;
   std::map<std::pair<int32_t, int32_t>, Acc> threads;
-  for (const Event& e : trace.events) {
+  std::unordered_map<int64_t, Event> function_example;  // to name the function rows
+};
+
+Condenser::Condenser() : rows_(std::make_unique<Rows>()) {}
+Condenser::~Condenser() = default;
+
+void Condenser::add(std::span<const Event> events) {
+  Rows& r = *rows_;
+  for (const Event& e : events) {
     uint64_t bytes = transferred_bytes(e);
-    total.add(e, bytes);
-    functions[function_name(e, trace.strings)].add(e, bytes);
-    threads[{e.pid, e.tid}].add(e, bytes);
-    std::string_view f = event_file(e, trace.strings);
-    if (!f.empty()) files[f].add(e, bytes);
+    r.total.add(e, bytes);
+    int64_t f = function_key(e);
+    auto [it, added] = r.functions.try_emplace(f);
+    if (added) r.function_example[f] = e;
+    it->second.add(e, bytes);
+    r.threads[{e.pid, e.tid}].add(e, bytes);
+    StrId file = event_file_id(e);
+    if (file != kNoStr) r.files[file].add(e, bytes);
   }
+}
+
+Condensed Condenser::finish(const TraceHeader& header, const StringTable& strings) const {
+  const Rows& r = *rows_;
+  // Keys become names here; two keys naming the same function or file share a row.
+  std::map<std::string, Acc> functions, files;
+  for (const auto& [k, acc] : r.functions) functions[std::string(function_name(r.function_example.at(k), strings))].merge(acc);
+  for (const auto& [id, acc] : r.files) files[std::string(strings.get(id))].merge(acc);
   Condensed c;
-  total.row.key = "total";
-  c.total = total.finish();
+  c.total = r.total.finish();
+  c.total.key = "total";
   c.by_function = by_count(functions);
   c.by_file = by_count(files);
-  for (auto& [k, acc] : threads) {
-    acc.row.pid = k.first;
-    acc.row.tid = k.second;
-    acc.row.key = fmt::format("{}/{}", k.first, k.second);
+  for (const auto& [k, acc] : r.threads) {
     c.by_thread.push_back(acc.finish());
+    LatencyRow& row = c.by_thread.back();
+    row.pid = k.first;
+    row.tid = k.second;
+    row.key = fmt::format("{}/{}", k.first, k.second);
   }
-  c.by_group = condense_groups(trace);
+  c.by_group = condense_groups(header, r.threads);
   return c;
+}
+
+Condensed condense(const Trace& trace) {
+  Condenser c;
+  c.add(trace.events);
+  return c.finish(trace.header, trace.strings);
 }
 
 }  // namespace rastro::trace

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,11 +57,33 @@ struct Condensed {
 // out of that table.
 Condensed condense(const Trace& trace);
 
+// The same over a stream of blocks, in memory that grows with the rows (functions, threads,
+// files), not the events: counts, bytes, errors, means and maxima stay exact; p50/p99 come from a
+// QuantileSketch (quantile_sketch.h: exact for rows of up to 1,024 finished events, else within
+// 1 % relative error).
+class Condenser {
+ public:
+  Condenser();
+  ~Condenser();
+  Condenser(const Condenser&) = delete;
+  Condenser& operator=(const Condenser&) = delete;
+
+  void add(std::span<const Event> events);
+  // `header` names the process groups; `strings` resolves every event added.
+  Condensed finish(const TraceHeader& header, const StringTable& strings) const;
+
+ private:
+  struct Rows;
+  std::unique_ptr<Rows> rows_;
+};
+
 // Bytes moved by a successful data-transfer call, else 0.
 uint64_t transferred_bytes(const Event& e);
 
 // The path an event concerns (see the header comment), or "" when none is known.
 std::string_view event_file(const Event& e, const StringTable& strings);
+// Its string id (kNoStr when none is known).
+StrId event_file_id(const Event& e);
 
 // Quantile p in [0, 1] of an ascending sample, R's default (type 7) definition:
 // h = (n - 1) p, x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]). 0 for an empty sample.

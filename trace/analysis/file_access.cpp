@@ -29,16 +29,19 @@ const Arg* find_arg(const Event& e, ArgType type) {
   return nullptr;
 }
 
-class Reducer {
- public:
-  explicit Reducer(const Trace& t) : t_(t) {}
+}  // namespace
 
-  FileAccessLog run() {
-    for (size_t i = 0; i < t_.events.size(); ++i) on_event(i, t_.events[i]);
-    return std::move(log_);
+class FileAccessReducer::Impl {
+ public:
+  void add(size_t i, const Event& e, const StringTable& strings) {
+    strings_ = &strings;
+    on_event(i, e);
   }
+  FileAccessLog& log() { return log_; }
 
  private:
+  std::string_view str(StrId id) const { return strings_->get(id); }
+
   struct Descriptor {
     uint32_t file = 0;
     uint64_t position = 0;
@@ -60,7 +63,7 @@ class Reducer {
     Key key{e.pid, fd.value};
     auto it = fds_.find(key);
     if (it == fds_.end()) {
-      std::string name(t_.str(fd.str));
+      std::string name(str(fd.str));
       if (name.empty()) {
         name = fmt::format("pid{}.fd{}", e.pid, fd.value);
         ++log_.unnamed_fds;
@@ -68,7 +71,7 @@ class Reducer {
       it = fds_.emplace(key, Descriptor{file_id(name), 0, false}).first;
     } else if (fd.str != kNoStr) {
       // The recorded fd path is what the kernel reports; it wins over the path given to open.
-      it->second.file = file_id(t_.str(fd.str));
+      it->second.file = file_id(str(fd.str));
     }
     return it->second;
   }
@@ -84,9 +87,9 @@ class Reducer {
     const Arg* path = find_arg(e, ArgType::kPath);
     const Arg* flags = find_arg(e, ArgType::kOpenFlags);
     const Arg* dirfd = find_arg(e, ArgType::kDirFd);
-    std::string name(path ? t_.str(path->str) : "");
+    std::string name(path ? str(path->str) : "");
     if (!name.empty() && name.front() != '/' && dirfd && dirfd->str != kNoStr)
-      name = fmt::format("{}/{}", t_.str(dirfd->str), name);
+      name = fmt::format("{}/{}", str(dirfd->str), name);
     if (name.empty()) return;
     uint32_t file = file_id(name);
     bool append = flags && (flags->value & O_APPEND);
@@ -154,15 +157,26 @@ class Reducer {
     }
   }
 
-  const Trace& t_;
+  const StringTable* strings_ = nullptr;
   FileAccessLog log_;
   std::unordered_map<std::string, uint32_t> ids_;
   std::vector<uint64_t> extent_;  // per file: the largest offset + bytes seen
   std::map<Key, Descriptor> fds_;
 };
 
-}  // namespace
+FileAccessReducer::FileAccessReducer() : impl_(std::make_unique<Impl>()) {}
+FileAccessReducer::~FileAccessReducer() = default;
 
-FileAccessLog file_accesses(const Trace& trace) { return Reducer(trace).run(); }
+void FileAccessReducer::add(size_t index, const Event& e, const StringTable& strings) {
+  impl_->add(index, e, strings);
+}
+
+FileAccessLog& FileAccessReducer::log() { return impl_->log(); }
+
+FileAccessLog file_accesses(const Trace& trace) {
+  FileAccessReducer r;
+  for (size_t i = 0; i < trace.events.size(); ++i) r.add(i, trace.events[i], trace.strings);
+  return std::move(r.log());
+}
 
 }  // namespace rastro::trace

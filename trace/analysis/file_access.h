@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,5 +42,24 @@ struct FileAccessLog {
 };
 
 FileAccessLog file_accesses(const Trace& trace);
+
+// The same reduction one event at a time, for traces read block by block: add() appends the
+// accesses of event number `index` to log().accesses, which the caller may consume and clear
+// (the descriptor and file state stays in the reducer; its size grows with the files, not the
+// events).
+class FileAccessReducer {
+ public:
+  FileAccessReducer();
+  ~FileAccessReducer();
+  FileAccessReducer(const FileAccessReducer&) = delete;
+  FileAccessReducer& operator=(const FileAccessReducer&) = delete;
+
+  void add(size_t index, const Event& e, const StringTable& strings);
+  FileAccessLog& log();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace rastro::trace

@@ -15,6 +15,9 @@
 // microseconds would lose the nanoseconds in viewers. The offset is in otherData.ts_origin_ns.
 #include <algorithm>
 #include <cstdio>
+#include <limits>
+#include <span>
+#include <unordered_map>
 #include <tuple>
 #include <map>
 #include <set>
@@ -46,12 +49,13 @@ class ChromeExporter final : public Exporter {
   std::string_view description() const override {
     return "Chrome trace-event JSON: a per-thread timeline for Perfetto / chrome://tracing";
   }
-  void write(const Trace& trace, const std::string& path) const override;
+  using Exporter::write;
+  void write(TracePasses& trace, const std::string& path) const override;
 };
 
-void append_event(std::string& out, const Trace& t, const Event& e, int64_t origin) {
+void append_event(std::string& out, const StringTable& strings, const Event& e, int64_t origin) {
   out += "{\"name\":";
-  append_json_string(out, function_name(e, t.strings));
+  append_json_string(out, function_name(e, strings));
   fmt::format_to(std::back_inserter(out), ",\"cat\":\"syscall\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":",
                  e.pid, e.tid);
   append_us(out, static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) - static_cast<uint64_t>(origin)));
@@ -69,7 +73,7 @@ void append_event(std::string& out, const Trace& t, const Event& e, int64_t orig
     append_json_string(out, key);
     out += ":";
     if (a.type == ArgType::kPath || a.type == ArgType::kStr) {
-      append_json_string(out, t.str(a.str));
+      append_json_string(out, strings.get(a.str));
       continue;
     }
     fmt::format_to(std::back_inserter(out), "{}", a.value);
@@ -77,7 +81,7 @@ void append_event(std::string& out, const Trace& t, const Event& e, int64_t orig
       out += ",";
       append_json_string(out, key + "_path");
       out += ":";
-      append_json_string(out, t.str(a.str));
+      append_json_string(out, strings.get(a.str));
     }
   }
   if (unfinished) {
@@ -104,12 +108,18 @@ void append_event(std::string& out, const Trace& t, const Event& e, int64_t orig
   out += "}}";
 }
 
-void ChromeExporter::write(const Trace& trace, const std::string& path) const {
-  int64_t origin = 0;
-  if (!trace.events.empty()) {
-    origin = trace.events.front().begin_ns;
-    for (const Event& e : trace.events) origin = std::min(origin, e.begin_ns);
-  }
+void ChromeExporter::write(TracePasses& trace, const std::string& path) const {
+  // First pass: the time origin and the tracks.
+  int64_t origin = std::numeric_limits<int64_t>::max();
+  std::map<int32_t, std::set<int32_t>> threads;
+  trace.pass([&](std::span<const Event> block, const StringTable&) {
+    for (const Event& e : block) {
+      origin = std::min(origin, e.begin_ns);
+      threads[e.pid].insert(e.tid);
+    }
+  });
+  if (trace.size() == 0) origin = 0;
+  const TraceHeader& header = trace.header();
   std::string tmp = temp_path_for(path);
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw Error(fmt::format("{}: cannot create: {}", tmp, std::strerror(errno)));
@@ -120,21 +130,19 @@ void ChromeExporter::write(const Trace& trace, const std::string& path) const {
     if (std::fwrite(out.data(), 1, out.size(), f) != out.size()) ok = false;
     out.clear();
   };
-  nlohmann::json other = trace.header.to_json();
+  nlohmann::json other = header.to_json();
   other["ts_origin_ns"] = origin;
   out += "{\"displayTimeUnit\":\"ns\",\"otherData\":";
   out += other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   out += ",\"traceEvents\":[";
   // Track names first: processes and threads in id order.
-  std::map<int32_t, std::set<int32_t>> threads;
-  for (const Event& e : trace.events) threads[e.pid].insert(e.tid);
-  std::string process_label = trace.header.command.empty() ? "" : " " + trace.header.command[0];
+  std::string process_label = header.command.empty() ? "" : " " + header.command[0];
   bool first = true;
   auto sep = [&] {
     if (!first) out += ",\n";
     first = false;
   };
-  const nlohmann::json& extra = trace.header.extra;
+  const nlohmann::json& extra = header.extra;
   const nlohmann::json* names = extra.contains("process_names") && extra["process_names"].is_object()
                                     ? &extra["process_names"] : nullptr;
   for (const auto& [pid, tids] : threads) {
@@ -153,20 +161,41 @@ void ChromeExporter::write(const Trace& trace, const std::string& path) const {
                          pid, tid, tid);
     }
   }
-  for (const Event& e : trace.events) {
-    sep();
-    append_event(out, trace, e, origin);
-    drain(false);
+  // Second pass: the events, keeping those the flows (positions in the trace) connect.
+  const bool has_flows = extra.contains("flows") && extra["flows"].is_array();
+  std::unordered_map<uint64_t, Event> flow_ends;
+  if (has_flows)
+    for (const auto& flow : extra["flows"])
+      if (flow.is_array() && flow.size() == 2 && flow[0].is_number_unsigned() && flow[1].is_number_unsigned())
+        for (const auto& at : flow) flow_ends.emplace(at.get<uint64_t>(), Event{});
+  uint64_t position = 0;
+  try {
+    trace.pass([&](std::span<const Event> block, const StringTable& strings) {
+      for (const Event& e : block) {
+        sep();
+        append_event(out, strings, e, origin);
+        drain(false);
+        if (!flow_ends.empty()) {
+          auto it = flow_ends.find(position);
+          if (it != flow_ends.end()) it->second = e;
+        }
+        ++position;
+      }
+    });
+  } catch (...) {  // e.g. the file changed between passes: leave nothing behind
+    std::fclose(f);
+    std::remove(tmp.c_str());
+    throw;
   }
-  if (extra.contains("flows") && extra["flows"].is_array()) {
+  if (has_flows) {
     uint64_t id = 0;
     for (const auto& flow : extra["flows"]) {
       if (!flow.is_array() || flow.size() != 2 || !flow[0].is_number_unsigned() || !flow[1].is_number_unsigned()) continue;
       const uint64_t from = flow[0].get<uint64_t>(), to = flow[1].get<uint64_t>();
-      if (from >= trace.events.size() || to >= trace.events.size()) continue;  // a hint, never trusted
+      if (from >= trace.size() || to >= trace.size()) continue;  // a hint, never trusted
       ++id;
-      const Event& a = trace.events[from];
-      const Event& b = trace.events[to];
+      const Event& a = flow_ends.at(from);
+      const Event& b = flow_ends.at(to);
       // The arrow leaves where `a` begins and lands inside `b` as close to that as `b` allows.
       const int64_t land = std::clamp(a.begin_ns, b.begin_ns, std::max(b.begin_ns, b.end_ns));
       for (const auto& [ph, e, ts] : {std::tuple{"s", &a, a.begin_ns}, std::tuple{"f", &b, land}}) {

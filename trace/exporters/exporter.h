@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trace/io/trace_passes.h"
 #include "trace/model/trace.h"
 
 namespace rastro::trace {
@@ -15,9 +16,11 @@ class Exporter {
   virtual ~Exporter() = default;
   virtual std::string_view name() const = 0;         // "chrome", "sqlite", "tsv", "csv"
   virtual std::string_view description() const = 0;  // one line for --help
-  // Writes `trace` to `path`. The file appears atomically (temp + rename): a failed export
-  // never leaves a partial file. Throws rastro::Error naming the file.
-  virtual void write(const Trace& trace, const std::string& path) const = 0;
+  // Writes the trace to `path` from passes over it (memory bounded by a block, whatever the
+  // trace's length). The file appears atomically (temp + rename): a failed export never leaves a
+  // partial file. Throws rastro::Error naming the file.
+  virtual void write(TracePasses& trace, const std::string& path) const = 0;
+  void write(const Trace& trace, const std::string& path) const { write(*passes_over(trace), path); }
 };
 
 // Every exporter, in --help order.

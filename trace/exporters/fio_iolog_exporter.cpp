@@ -18,6 +18,8 @@
 // OUT: it creates each file the log reads, as large as the largest offset + length read from it
 // (`truncate`, so the sizes cost no disk). Run it in fio's directory first.
 #include <algorithm>
+#include <limits>
+#include <span>
 #include <cstdio>
 #include <fstream>
 
@@ -51,80 +53,108 @@ class FioIologExporter final : public Exporter {
   std::string_view description() const override {
     return "fio iolog v3 (+ OUT.layout.sh creating the files it reads): `fio --read_iolog=OUT`";
   }
-  void write(const Trace& trace, const std::string& path) const override;
+  using Exporter::write;
+  void write(TracePasses& trace, const std::string& path) const override;
 };
 
-void FioIologExporter::write(const Trace& trace, const std::string& path) const {
-  FileAccessLog log = file_accesses(trace);
-  int64_t origin = 0;
-  if (!trace.events.empty()) {
-    origin = trace.events.front().begin_ns;
-    for (const Event& e : trace.events) origin = std::min(origin, e.begin_ns);
-  }
+// Calls fn(const FileAccess&, const FileAccessLog&) for every access of the trace, in order,
+// in one pass.
+template <class Fn>
+void for_each_access(TracePasses& trace, Fn&& fn) {
+  FileAccessReducer reducer;
+  uint64_t index = 0;
+  trace.pass([&](std::span<const Event> block, const StringTable& strings) {
+    for (const Event& e : block) reducer.add(index++, e, strings);
+    FileAccessLog& log = reducer.log();
+    for (const FileAccess& a : log.accesses) fn(a, log);
+    log.accesses.clear();
+  });
+}
+
+// What fio does with an access: nothing for descriptor bookkeeping and end-of-file reads.
+bool is_fio_io(const FileAccess& a) {
+  if (a.kind == AccessKind::kOpen || a.kind == AccessKind::kClose) return false;
+  return !(a.kind == AccessKind::kRead && a.bytes == 0);  // end of file: fio has no such I/O
+}
+
+void FioIologExporter::write(TracePasses& trace, const std::string& path) const {
+  // First pass: the time origin, the files fio touches and how far it reads them.
+  int64_t origin = std::numeric_limits<int64_t>::max();
+  std::vector<std::string> names;
+  std::vector<bool> used;
+  std::vector<uint64_t> read_extent;
+  for_each_access(trace, [&](const FileAccess& a, const FileAccessLog& log) {
+    while (names.size() < log.files.size()) {
+      names.push_back(fio_file_name(names.size(), log.files[names.size()]));
+      used.push_back(false);
+      read_extent.push_back(0);
+    }
+    if (!is_fio_io(a)) return;
+    used[a.file] = true;
+    if (a.kind == AccessKind::kRead) read_extent[a.file] = std::max(read_extent[a.file], a.offset + a.bytes);
+  });
+  trace.pass([&](std::span<const Event> block, const StringTable&) {
+    for (const Event& e : block) origin = std::min(origin, e.begin_ns);
+  });
+  if (trace.size() == 0) origin = 0;
   auto us = [&](int64_t ns) { return static_cast<uint64_t>(std::max<int64_t>(0, ns - origin)) / 1000; };
 
-  size_t n = log.files.size();
-  std::vector<std::string> names(n);
-  for (size_t i = 0; i < n; ++i) names[i] = fio_file_name(i, log.files[i]);
-  std::vector<bool> used(n, false), open_in_fio(n, false);
-  std::vector<uint32_t> descriptors(n, 0);
-  std::vector<uint64_t> read_extent(n, 0);
-  std::string body;
-  uint64_t last_us = 0;
-  for (const FileAccess& a : log.accesses) {
-    const std::string& f = names[a.file];
-    last_us = std::max(last_us, us(a.time_ns));
-    switch (a.kind) {
-      case AccessKind::kOpen:
-        ++descriptors[a.file];
-        continue;
-      case AccessKind::kClose:
-        if (descriptors[a.file] > 0) --descriptors[a.file];
-        if (descriptors[a.file] == 0 && open_in_fio[a.file]) {
-          body += fmt::format("{} {} close\n", us(a.time_ns), f);
-          open_in_fio[a.file] = false;
-        }
-        continue;
-      default:
-        break;
-    }
-    if (a.kind == AccessKind::kRead && a.bytes == 0) continue;  // end of file: fio has no such I/O
-    used[a.file] = true;
-    if (!open_in_fio[a.file]) {
-      body += fmt::format("{} {} open\n", us(a.time_ns), f);
-      open_in_fio[a.file] = true;
-    }
-    switch (a.kind) {
-      case AccessKind::kRead:
-        read_extent[a.file] = std::max(read_extent[a.file], a.offset + a.bytes);
-        body += fmt::format("{} {} read {} {}\n", us(a.time_ns), f, a.offset, a.bytes);
-        break;
-      case AccessKind::kWrite:
-        body += fmt::format("{} {} write {} {}\n", us(a.time_ns), f, a.offset, a.bytes);
-        break;
-      case AccessKind::kSync:
-        body += fmt::format("{} {} sync 0 0\n", us(a.time_ns), f);
-        break;
-      default:
-        body += fmt::format("{} {} datasync 0 0\n", us(a.time_ns), f);
-        break;
-    }
-  }
-  for (size_t i = 0; i < n; ++i)
-    if (open_in_fio[i]) body += fmt::format("{} {} close\n", last_us, names[i]);
-
-  std::string iolog = "fio version 3 iolog\n";
+  size_t n = names.size();
   std::string layout = fmt::format(
       "#!/bin/sh\n# Creates the files {} reads, at the sizes it reads them (run where fio runs).\nset -e\n",
       path);
-  for (size_t i = 0; i < n; ++i) {
-    if (!used[i]) continue;
-    iolog += fmt::format("0 {} add\n", names[i]);
-    if (read_extent[i] > 0) layout += fmt::format("truncate -s {} '{}'\n", read_extent[i], names[i]);
-  }
-  iolog += body;
+  for (size_t i = 0; i < n; ++i)
+    if (used[i] && read_extent[i] > 0) layout += fmt::format("truncate -s {} '{}'\n", read_extent[i], names[i]);
   write_text_atomically(path + ".layout.sh", layout);
-  write_text_atomically(path, iolog);
+
+  // Second pass: the log itself.
+  write_file_atomically(path, [&](std::ofstream& out) {
+    out << "fio version 3 iolog\n";
+    for (size_t i = 0; i < n; ++i)
+      if (used[i]) out << fmt::format("0 {} add\n", names[i]);
+    std::vector<bool> open_in_fio(n, false);
+    std::vector<uint32_t> descriptors(n, 0);
+    uint64_t last_us = 0;
+    for_each_access(trace, [&](const FileAccess& a, const FileAccessLog&) {
+      const std::string& f = names[a.file];
+      last_us = std::max(last_us, us(a.time_ns));
+      switch (a.kind) {
+        case AccessKind::kOpen:
+          ++descriptors[a.file];
+          return;
+        case AccessKind::kClose:
+          if (descriptors[a.file] > 0) --descriptors[a.file];
+          if (descriptors[a.file] == 0 && open_in_fio[a.file]) {
+            out << fmt::format("{} {} close\n", us(a.time_ns), f);
+            open_in_fio[a.file] = false;
+          }
+          return;
+        default:
+          break;
+      }
+      if (!is_fio_io(a)) return;
+      if (!open_in_fio[a.file]) {
+        out << fmt::format("{} {} open\n", us(a.time_ns), f);
+        open_in_fio[a.file] = true;
+      }
+      switch (a.kind) {
+        case AccessKind::kRead:
+          out << fmt::format("{} {} read {} {}\n", us(a.time_ns), f, a.offset, a.bytes);
+          break;
+        case AccessKind::kWrite:
+          out << fmt::format("{} {} write {} {}\n", us(a.time_ns), f, a.offset, a.bytes);
+          break;
+        case AccessKind::kSync:
+          out << fmt::format("{} {} sync 0 0\n", us(a.time_ns), f);
+          break;
+        default:
+          out << fmt::format("{} {} datasync 0 0\n", us(a.time_ns), f);
+          break;
+      }
+    });
+    for (size_t i = 0; i < n; ++i)
+      if (open_in_fio[i]) out << fmt::format("{} {} close\n", last_us, names[i]);
+  });
 }
 
 }  // namespace

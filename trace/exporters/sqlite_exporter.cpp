@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include <cstdio>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -93,7 +94,8 @@ class SqliteExporter final : public Exporter {
   std::string_view description() const override {
     return "SQLite database: `events` table (one row per event) and `header` key/value table";
   }
-  void write(const Trace& trace, const std::string& path) const override {
+  using Exporter::write;
+  void write(TracePasses& trace, const std::string& path) const override {
     std::string tmp = temp_path_for(path);
     std::remove(tmp.c_str());
     try {
@@ -106,15 +108,15 @@ class SqliteExporter final : public Exporter {
   }
 
  private:
-  static void fill(const Trace& trace, const std::string& tmp, const std::string& path) {
+  static void fill(TracePasses& trace, const std::string& tmp, const std::string& path) {
     Db db(tmp, path);
     // The temporary file is worthless until renamed: no journal, no syncs.
     db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
     db.exec(kSchema);
     db.exec("BEGIN");
     db.header_ = db.prepare("INSERT INTO header (key, value) VALUES (?, ?)");
-    nlohmann::json h = trace.header.to_json();
-    h["events_in_file"] = trace.events.size();
+    nlohmann::json h = trace.header().to_json();
+    h["events_in_file"] = trace.size();
     for (const auto& [k, v] : h.items()) {
       bind_string(db.header_, 1, k);
       if (v.is_string())
@@ -127,66 +129,70 @@ class SqliteExporter final : public Exporter {
     for (int i = 1; i < kEventColumns; ++i) sql += ",?";
     sql += ")";
     db.events_ = db.prepare(sql.c_str());
-    sqlite3_stmt* s = db.events_;
-    for (const Event& e : trace.events) {
-      int c = 1;
-      sqlite3_bind_int64(s, c++, static_cast<sqlite3_int64>(e.seq));
-      sqlite3_bind_int64(s, c++, e.pid);
-      sqlite3_bind_int64(s, c++, e.tid);
-      sqlite3_bind_int64(s, c++, e.begin_ns);
-      bool unfinished = e.flags & kEventUnfinished;
-      if (unfinished) {
-        c += 2;  // end and duration are unknown: NULL
-      } else {
-        sqlite3_bind_int64(s, c++, e.end_ns);
-        sqlite3_bind_int64(s, c++, exporters::duration_ns(e));
-      }
-      bind_string(s, c++, function_name(e, trace.strings));
-      sqlite3_bind_int64(s, c++, e.nr);
-      if (unfinished) {
-        c += 3;
-      } else {
-        sqlite3_bind_int64(s, c++, e.rvalue);
-        sqlite3_bind_int64(s, c++, e.error_number());
-        if (e.failed()) bind_string(s, c, exporters::errno_name(e.error_number()));
-        ++c;
-      }
-      sqlite3_bind_int64(s, c++, e.flags);
-      sqlite3_bind_int64(s, c++, unfinished ? 1 : 0);
-      std::string_view file = event_file(e, trace.strings);
-      if (!file.empty()) bind_string(s, c, file);
-      ++c;
-      sqlite3_bind_int64(s, c++, static_cast<sqlite3_int64>(transferred_bytes(e)));
-      sqlite3_bind_int64(s, c++, e.nargs);
-      for (int i = 0; i < kMaxArgs; ++i) {
-        if (i < e.nargs) {
-          const Arg& a = e.arg(i);
-          bind_string(s, c, exporters::arg_type_name(a.type));
-          sqlite3_bind_int64(s, c + 1, a.value);
-          if (a.str != kNoStr) bind_string(s, c + 2, trace.str(a.str));
-        }
-        c += 3;
-      }
-      if (e.flags & kEventReplayed) {
-        sqlite3_bind_int64(s, c, e.planned_ns);
-        sqlite3_bind_int64(s, c + 1, e.expected_rvalue);
-      }
-      if (e.flags & kEventCalibrated) sqlite3_bind_int64(s, c + 2, e.raw_end_ns);
-      c += 3;
-      if (e.flags & kEventOffCpu) {  // NULL when not measured (0 would claim "never off-CPU")
-        sqlite3_bind_int64(s, c, e.offcpu_ns);
-        sqlite3_bind_int64(s, c + 1, e.vol_switches);
-        sqlite3_bind_int64(s, c + 2, e.invol_switches);
-      }
-      c += 3;
-      if (e.flags & kEventUring) {  // NULL for syscalls
-        sqlite3_bind_int64(s, c, static_cast<sqlite3_int64>(e.uring_user_data));
-        if (e.uring_enter_ns != 0) sqlite3_bind_int64(s, c + 1, e.uring_enter_ns);
-      }
-      db.step(s);
-    }
+    trace.pass([&](std::span<const Event> block, const StringTable& strings) {
+      for (const Event& e : block) insert(db, e, strings);
+    });
     db.exec("COMMIT");
     db.exec("CREATE INDEX events_seq ON events (seq)");
+  }
+
+  static void insert(Db& db, const Event& e, const StringTable& strings) {
+    sqlite3_stmt* s = db.events_;
+    int c = 1;
+    sqlite3_bind_int64(s, c++, static_cast<sqlite3_int64>(e.seq));
+    sqlite3_bind_int64(s, c++, e.pid);
+    sqlite3_bind_int64(s, c++, e.tid);
+    sqlite3_bind_int64(s, c++, e.begin_ns);
+    bool unfinished = e.flags & kEventUnfinished;
+    if (unfinished) {
+      c += 2;  // end and duration are unknown: NULL
+    } else {
+      sqlite3_bind_int64(s, c++, e.end_ns);
+      sqlite3_bind_int64(s, c++, exporters::duration_ns(e));
+    }
+    bind_string(s, c++, function_name(e, strings));
+    sqlite3_bind_int64(s, c++, e.nr);
+    if (unfinished) {
+      c += 3;
+    } else {
+      sqlite3_bind_int64(s, c++, e.rvalue);
+      sqlite3_bind_int64(s, c++, e.error_number());
+      if (e.failed()) bind_string(s, c, exporters::errno_name(e.error_number()));
+      ++c;
+    }
+    sqlite3_bind_int64(s, c++, e.flags);
+    sqlite3_bind_int64(s, c++, unfinished ? 1 : 0);
+    std::string_view file = event_file(e, strings);
+    if (!file.empty()) bind_string(s, c, file);
+    ++c;
+    sqlite3_bind_int64(s, c++, static_cast<sqlite3_int64>(transferred_bytes(e)));
+    sqlite3_bind_int64(s, c++, e.nargs);
+    for (int i = 0; i < kMaxArgs; ++i) {
+      if (i < e.nargs) {
+        const Arg& a = e.arg(i);
+        bind_string(s, c, exporters::arg_type_name(a.type));
+        sqlite3_bind_int64(s, c + 1, a.value);
+        if (a.str != kNoStr) bind_string(s, c + 2, strings.get(a.str));
+      }
+      c += 3;
+    }
+    if (e.flags & kEventReplayed) {
+      sqlite3_bind_int64(s, c, e.planned_ns);
+      sqlite3_bind_int64(s, c + 1, e.expected_rvalue);
+    }
+    if (e.flags & kEventCalibrated) sqlite3_bind_int64(s, c + 2, e.raw_end_ns);
+    c += 3;
+    if (e.flags & kEventOffCpu) {  // NULL when not measured (0 would claim "never off-CPU")
+      sqlite3_bind_int64(s, c, e.offcpu_ns);
+      sqlite3_bind_int64(s, c + 1, e.vol_switches);
+      sqlite3_bind_int64(s, c + 2, e.invol_switches);
+    }
+    c += 3;
+    if (e.flags & kEventUring) {  // NULL for syscalls
+      sqlite3_bind_int64(s, c, static_cast<sqlite3_int64>(e.uring_user_data));
+      if (e.uring_enter_ns != 0) sqlite3_bind_int64(s, c + 1, e.uring_enter_ns);
+    }
+    db.step(s);
   }
 };
 

@@ -7,30 +7,31 @@ namespace {
 
 class TextExporter final : public Exporter {
  public:
-  TextExporter(std::string_view name, std::string_view description, TraceFormat format)
-      : name_(name), description_(description), format_(format) {}
+  TextExporter(std::string_view name, std::string_view description, char sep)
+      : name_(name), description_(description), sep_(sep) {}
   std::string_view name() const override { return name_; }
   std::string_view description() const override { return description_; }
-  void write(const Trace& trace, const std::string& path) const override {
-    write_trace(path, trace, format_);  // atomic
+  using Exporter::write;
+  void write(TracePasses& trace, const std::string& path) const override {
+    write_text_trace_file(path, trace, sep_);  // atomic
   }
 
  private:
   std::string_view name_, description_;
-  TraceFormat format_;
+  char sep_;
 };
 
 }  // namespace
 
 const Exporter& tsv_exporter() {
   static const TextExporter e("tsv", "tab-separated text: pid tid begin end function args rvalue",
-                              TraceFormat::kTsv);
+                              '\t');
   return e;
 }
 
 const Exporter& csv_exporter() {
   static const TextExporter e("csv", "comma-separated text with the same columns as tsv",
-                              TraceFormat::kCsv);
+                              ',');
   return e;
 }
 

@@ -12,24 +12,14 @@
 
 #include "common/atomic_write.h"
 #include "common/error.h"
-#include "trace/formats/binary/binary_reader.h"
 #include "trace/formats/binary/binary_writer.h"
+#include "trace/io/trace_passes.h"
+#include "trace/io/trace_reader.h"
 #include "trace/formats/text/text_format.h"
 
 namespace rastro::trace {
-namespace {
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  if (s.size() < suffix.size()) return false;
-  for (size_t i = 0; i < suffix.size(); ++i) {
-    char c = s[s.size() - suffix.size() + i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != suffix[i]) return false;
-  }
-  return true;
-}
-
-void write_text_file(const std::string& path, const Trace& trace, char sep) {
+void write_text_trace_file(const std::string& path, TracePasses& trace, char sep) {
   std::string tmp = temp_path_for(path);
   try {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -44,6 +34,18 @@ void write_text_file(const std::string& path, const Trace& trace, char sep) {
   commit_temp_file(tmp, path);
 }
 
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  if (s.size() < suffix.size()) return false;
+  for (size_t i = 0; i < suffix.size(); ++i) {
+    char c = s[s.size() - suffix.size() + i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != suffix[i]) return false;
+  }
+  return true;
+}
+
 // Text formats have no block structure to stream into: the sink keeps the trace in memory and
 // rewrites the whole file atomically on flush() and finish() (captures should use .rastro).
 class TextFileSink final : public TraceSink {
@@ -55,10 +57,10 @@ class TextFileSink final : public TraceSink {
   StringTable& strings() override { return mem_.strings(); }
   TraceHeader& header() override { return mem_.header(); }
   void append(Event e) override { mem_.append(e); }
-  void flush() override { write_text_file(path_, mem_.trace(), sep_); }
+  void flush() override { write_text_trace_file(path_, *passes_over(mem_.trace()), sep_); }
   void finish() override {
     mem_.finish();
-    write_text_file(path_, mem_.trace(), sep_);
+    write_text_trace_file(path_, *passes_over(mem_.trace()), sep_);
   }
 
  private:
@@ -76,22 +78,7 @@ TraceFormat format_for_path(const std::string& path) {
 }
 
 Trace read_trace(const std::string& path, ReadReport* report) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  std::string prefix(4096, '\0');
-  in.read(prefix.data(), static_cast<std::streamsize>(prefix.size()));
-  prefix.resize(static_cast<size_t>(in.gcount()));
-  if (prefix.empty()) throw Error(fmt::format("{}: empty file, not a trace", path));
-  if (binary::has_binary_magic(prefix)) return binary::read_binary_trace(path, report);
-  if (!looks_like_text_trace(prefix))
-    throw Error(fmt::format("{}: not a rastro trace (neither the binary magic number nor a "
-                            "TSV/CSV trace header)",
-                            path));
-  in.clear();
-  in.seekg(0);
-  Trace t = read_text_trace(in, path);
-  if (report) *report = ReadReport{};
-  return t;
+  return read_remaining(*open_trace_reader(path), report);
 }
 
 void write_trace(const std::string& path, const Trace& trace) {
@@ -99,11 +86,15 @@ void write_trace(const std::string& path, const Trace& trace) {
 }
 
 void write_trace(const std::string& path, const Trace& trace, TraceFormat format) {
+  write_trace(path, *passes_over(trace), format);
+}
+
+void write_trace(const std::string& path, TracePasses& trace, TraceFormat format) {
   switch (format) {
     case TraceFormat::kTsv:
-      return write_text_file(path, trace, '\t');
+      return write_text_trace_file(path, trace, '\t');
     case TraceFormat::kCsv:
-      return write_text_file(path, trace, ',');
+      return write_text_trace_file(path, trace, ',');
     case TraceFormat::kBinary:
       break;
   }
@@ -118,7 +109,12 @@ void write_trace(const std::string& path, const Trace& trace, TraceFormat format
 }
 
 std::unique_ptr<TraceSink> open_trace_sink(const std::string& path, TraceHeader header) {
-  switch (format_for_path(path)) {
+  return open_trace_sink(path, std::move(header), format_for_path(path));
+}
+
+std::unique_ptr<TraceSink> open_trace_sink(const std::string& path, TraceHeader header,
+                                           TraceFormat format) {
+  switch (format) {
     case TraceFormat::kTsv:
       return std::make_unique<TextFileSink>(path, std::move(header), '\t');
     case TraceFormat::kCsv:

@@ -38,8 +38,18 @@ Trace read_trace(const std::string& path, ReadReport* report = nullptr);
 void write_trace(const std::string& path, const Trace& trace);
 void write_trace(const std::string& path, const Trace& trace, TraceFormat format);
 
+class TracePasses;
+// The same from passes over a trace (trace_passes.h): memory bounded by a block.
+void write_trace(const std::string& path, TracePasses& trace, TraceFormat format);
+// Writes a TSV (sep '\t') or CSV (',') trace file atomically from passes over a trace (memory
+// bounded by a block; trace_passes.h).
+void write_text_trace_file(const std::string& path, TracePasses& trace, char sep);
+
 // A streaming sink writing `path` in the format chosen by its name (binary for captures:
 // blocks are flushed as they fill and on flush(), so a killed writer leaves a readable prefix).
 std::unique_ptr<TraceSink> open_trace_sink(const std::string& path, TraceHeader header);
+// The same in a given format (e.g. a temporary file renamed into place when finished).
+std::unique_ptr<TraceSink> open_trace_sink(const std::string& path, TraceHeader header,
+                                           TraceFormat format);
 
 }  // namespace rastro::trace

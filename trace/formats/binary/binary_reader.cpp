@@ -254,16 +254,7 @@ uint64_t BinaryReader::count_remaining_events() {
 
 Trace read_binary_trace(const std::string& path, ReadReport* report) {
   BinaryReader r(path);
-  Trace t;
-  // One allocation instead of a doubling vector copying ~200-byte events (bounded, so a bogus
-  // block header cannot make us reserve terabytes).
-  t.events.reserve(std::min<uint64_t>(r.count_remaining_events(), uint64_t{1} << 28));
-  while (r.next_block(&t.events)) {
-  }
-  t.header = r.header();
-  t.strings = r.take_strings();
-  if (report) *report = r.report();
-  return t;
+  return read_remaining(r, report);
 }
 
 }  // namespace rastro::trace::binary

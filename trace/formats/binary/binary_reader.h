@@ -13,6 +13,7 @@
 
 #include "trace/formats/binary/block_codec.h"
 #include "trace/io/trace_io.h"
+#include "trace/io/trace_reader.h"
 #include "trace/model/trace.h"
 
 namespace rastro::trace::binary {
@@ -20,33 +21,34 @@ namespace rastro::trace::binary {
 // True when `prefix` starts like a binary trace (the magic, or a prefix of it when shorter).
 bool has_binary_magic(std::string_view prefix);
 
-class BinaryReader {
+class BinaryReader final : public TraceReader {
  public:
   // Opens `path` and reads the header block. Throws rastro::Error naming the file when it cannot
   // be opened, is not a binary trace (bad magic) or has an unsupported version.
   explicit BinaryReader(const std::string& path);
-  ~BinaryReader();
+  ~BinaryReader() override;
   BinaryReader(const BinaryReader&) = delete;
   BinaryReader& operator=(const BinaryReader&) = delete;
 
   // The header block's header until the trailer is reached, then the trailer's final one.
-  const TraceHeader& header() const { return header_; }
+  const TraceHeader& header() const override { return header_; }
   // Every string read so far: enough to resolve the StrIds of every event returned so far.
-  const StringTable& strings() const { return strings_; }
-  StringTable take_strings() { return std::move(strings_); }
+  const StringTable& strings() const override { return strings_; }
+  StringTable take_strings() override { return std::move(strings_); }
 
   // Next event; false at the end of the trace or at the first bad block (see report()).
   bool next(Event* e);
   // Decodes the next events block and appends its events to `out`; false when there is none.
-  bool next_block(std::vector<Event>* out);
+  bool next_block(std::vector<Event>* out) override;
 
   // Events announced by the block headers from the current position on (no payload is read or
   // checked): a size hint for reserving memory, exact for an undamaged file.
   uint64_t count_remaining_events();
+  uint64_t remaining_hint() override { return count_remaining_events(); }
 
   // Final once next()/next_block() returned false.
-  const ReadReport& report() const { return report_; }
-  uint64_t events_read() const { return events_; }
+  const ReadReport& report() const override { return report_; }
+  uint64_t events_read() const override { return events_; }
 
  private:
   bool read_exact(uint64_t offset, void* buf, size_t n, size_t* got);

@@ -5,11 +5,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <span>
 
 #include <fmt/format.h>
 
 #include "common/error.h"
 #include "trace/formats/binary/varint.h"
+#include "trace/io/trace_passes.h"
 
 namespace rastro::trace::binary {
 namespace {
@@ -113,10 +115,15 @@ void BinaryWriter::write_all(const std::string& bytes) {
 }
 
 void write_binary_trace(const std::string& path, const Trace& trace, BinaryWriterOptions options) {
-  BinaryWriter w(path, trace.header, options);
-  w.strings() = trace.strings;
-  w.header() = trace.header;
-  for (const Event& e : trace.events) w.append_keep_seq(e);
+  write_binary_trace(path, *passes_over(trace), options);
+}
+
+void write_binary_trace(const std::string& path, TracePasses& trace, BinaryWriterOptions options) {
+  BinaryWriter w(path, trace.header(), options);
+  w.strings() = trace.strings();
+  trace.pass([&](std::span<const Event> block, const StringTable&) {
+    for (const Event& e : block) w.append_keep_seq(e);
+  });
   w.finish();
 }
 

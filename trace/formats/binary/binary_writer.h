@@ -12,6 +12,7 @@
 
 #include "trace/formats/binary/block_codec.h"
 #include "trace/formats/binary/event_columns.h"
+#include "trace/io/trace_passes.h"
 #include "trace/io/trace_sink.h"
 
 namespace rastro::trace::binary {
@@ -64,5 +65,7 @@ class BinaryWriter final : public TraceSink {
 // Writes a whole trace to `path` (not atomic; trace_io's write_trace adds temp + rename).
 void write_binary_trace(const std::string& path, const Trace& trace,
                         BinaryWriterOptions options = {});
+// The same from passes over a trace (one pass; memory bounded by a block).
+void write_binary_trace(const std::string& path, TracePasses& trace, BinaryWriterOptions options = {});
 
 }  // namespace rastro::trace::binary

@@ -164,8 +164,11 @@ bool decode_event_columns(std::string_view raw, uint32_t count, size_t nstrings,
     return false;
   };
   DeltaState s;
+  // One Event reused for the whole block: a fresh one per event cost a 216-byte memset (rep stos,
+  // 17 % of decoding); every field is assigned below and the arguments the previous event used
+  // beyond this one's nargs are cleared.
+  Event e;
   for (uint32_t k = 0; k < count; ++k) {
-    Event e;
     e.seq = s.seq + 1 + static_cast<uint64_t>(c[kSeq].get_signed());
     e.pid = static_cast<int32_t>(s.pid + c[kPid].get_signed());
     e.tid = static_cast<int32_t>(s.tid + c[kTid].get_signed());
@@ -183,6 +186,7 @@ bool decode_event_columns(std::string_view raw, uint32_t count, size_t nstrings,
     e.name = static_cast<StrId>(name);
     uint8_t nargs = c[kNargs].get_byte();
     if (nargs > kMaxArgs) return fail(fmt::format("event {}: {} arguments (max {})", k, nargs, kMaxArgs));
+    for (size_t i = nargs; i < e.nargs; ++i) e.args[i] = Arg{};
     e.nargs = nargs;
     for (size_t i = 0; i < nargs; ++i) {
       Arg& a = e.args[i];
@@ -203,6 +207,7 @@ bool decode_event_columns(std::string_view raw, uint32_t count, size_t nstrings,
     e.flags = static_cast<uint32_t>(c[kFlags].get());
     uint8_t mask = c[kExtraMask].get_byte();
     if (mask > 7) return fail(fmt::format("event {}: bad extras mask {}", k, mask));
+    e.planned_ns = e.expected_rvalue = e.raw_end_ns = 0;
     if (mask & 1)
       e.planned_ns = static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) +
                                           static_cast<uint64_t>(c[kExtras].get_signed()));
@@ -221,9 +226,10 @@ bool decode_event_columns(std::string_view raw, uint32_t count, size_t nstrings,
     if (uring) {
       e.uring_user_data = c[kUringData].get();
       const uint64_t link = c[kUringEnter].get();
-      if (link != 0)
-        e.uring_enter_ns = static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) -
-                                                static_cast<uint64_t>(unzigzag(link - 1)));
+      // Assigned either way: the Event is reused across the block (a stale link would survive).
+      e.uring_enter_ns = link == 0 ? 0
+                                   : static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) -
+                                                          static_cast<uint64_t>(unzigzag(link - 1)));
     }
     out.push_back(e);
   }

@@ -11,20 +11,35 @@
 // quotes fields as RFC 4180 does.
 #pragma once
 
+#include <cstddef>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "trace/io/trace_passes.h"
+#include "trace/io/trace_reader.h"
 #include "trace/model/trace.h"
 
 namespace rastro::trace {
 
 // sep is '\t' (TSV) or ',' (CSV).
 void write_text_trace(std::ostream& out, const Trace& trace, char sep);
+// The same in two passes over `trace` (one to decide on the '# strings' line, one to write the
+// rows): memory bounded by a block.
+void write_text_trace(std::ostream& out, TracePasses& trace, char sep);
 
 // Reads a TSV or CSV trace (the separator is taken from the column line). Throws rastro::Error
 // naming `name_for_errors:line` and what is wrong.
 Trace read_text_trace(std::istream& in, const std::string& name_for_errors);
+
+// Rows per block of a streaming text reader (as many as a binary events block holds).
+inline constexpr size_t kTextBlockEvents = 65536;
+
+// A streaming reader of a TSV or CSV trace (see TraceReader); reads the lines up to the column
+// line at once. Throws rastro::Error naming `name_for_errors:line` as read_text_trace does.
+std::unique_ptr<TraceReader> open_text_reader(std::unique_ptr<std::istream> in,
+                                              const std::string& name_for_errors);
 
 // Sniffing: true when the first bytes look like a text trace written by write_text_trace (or a
 // hand-made one starting with the column line).

@@ -1,6 +1,7 @@
 // Reads TSV/CSV text traces; see text_format.h for the layout.
 #include <charconv>
 #include <istream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -21,32 +22,53 @@ std::string excerpt(std::string_view s) {
   return out;
 }
 
-class Reader {
+class Reader final : public TraceReader {
  public:
-  Reader(std::istream& in, const std::string& name) : in_(in), name_(name) {}
-
-  Trace run() {
-    std::string line;
-    while (std::getline(in_, line)) {
-      ++lineno_;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.empty()) continue;
-      if (line.front() == '#') {
-        comment(line);
-        continue;
-      }
-      if (!sep_) {
-        column_line(line);
-        continue;
-      }
-      row(line);
+  // Reads the lines before the first row (header comment, strings, column line).
+  Reader(std::istream& in, std::string name, std::unique_ptr<std::istream> owned = nullptr)
+      : owned_(std::move(owned)), in_(in), name_(std::move(name)) {
+    while (!sep_ && next_line()) {
+      if (line_.front() == '#')
+        comment(line_);
+      else
+        column_line(line_);
     }
     if (in_.bad()) throw Error(fmt::format("{}: read error after line {}", name_, lineno_));
     if (!sep_) throw Error(fmt::format("{}: no column line (expected 'pid<TAB>tid<TAB>begin<TAB>end<TAB>function<TAB>args<TAB>rvalue')", name_));
-    return std::move(trace_);
+  }
+
+  const TraceHeader& header() const override { return header_; }
+  const StringTable& strings() const override { return strings_; }
+  StringTable take_strings() override { return std::move(strings_); }
+  const ReadReport& report() const override { return report_; }
+  uint64_t events_read() const override { return events_; }
+  uint64_t remaining_hint() override { return 0; }
+
+  bool next_block(std::vector<Event>* out) override {
+    size_t before = out->size();
+    while (out->size() - before < kTextBlockEvents && next_line()) {
+      if (line_.front() == '#') {
+        comment(line_);
+        continue;
+      }
+      out->push_back(row(line_));
+      ++events_;
+    }
+    if (in_.bad()) throw Error(fmt::format("{}: read error after line {}", name_, lineno_));
+    return out->size() > before;
   }
 
  private:
+  // The next non-empty line (without its CR) into line_; false at the end.
+  bool next_line() {
+    while (std::getline(in_, line_)) {
+      ++lineno_;
+      if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+      if (!line_.empty()) return true;
+    }
+    return false;
+  }
+
   [[noreturn]] void error(const std::string& what) const {
     throw Error(fmt::format("{}:{}: {}", name_, lineno_, what));
   }
@@ -57,14 +79,14 @@ class Reader {
       nlohmann::json j = nlohmann::json::parse(line.substr(text::kMagic.size()), nullptr, false);
       if (j.is_discarded()) error("header comment is not valid JSON");
       try {
-        trace_.header = TraceHeader::from_json(j);
+        header_ = TraceHeader::from_json(j);
       } catch (const Error& e) {
         error(e.what());
       }
       return;
     }
     if (line.starts_with(text::kStringsLine)) {
-      if (sep_ || trace_.strings.size() > 1) error("'# strings' line must come before the column line, once");
+      if (sep_ || strings_.size() > 1) error("'# strings' line must come before the column line, once");
       std::string_view rest = line.substr(text::kStringsLine.size());
       StrId expect = 1;
       while (!rest.empty()) {
@@ -79,7 +101,7 @@ class Reader {
         if (i >= rest.size()) error("'# strings' line: unterminated string");
         auto s = c_unescape(rest.substr(1, i - 1));
         if (!s.ok()) error("'# strings' line: " + s.error());
-        if (trace_.strings.intern(*s) != expect++) error("'# strings' line: duplicate or empty string " + excerpt(*s));
+        if (strings_.intern(*s) != expect++) error("'# strings' line: duplicate or empty string " + excerpt(*s));
         rest.remove_prefix(i + 1);
       }
     }
@@ -164,7 +186,7 @@ class Reader {
         e.nr = nr;
         auto name = c_unescape(std::string_view(text).substr(0, hash));
         if (!name.ok()) error("column 'function': " + name.error());
-        e.name = trace_.strings.intern(*name);
+        e.name = strings_.intern(*name);
         return;
       }
     }
@@ -176,10 +198,10 @@ class Reader {
     if (!name.ok()) error("column 'function': " + name.error());
     if (name->empty()) error("column 'function' is empty");
     e.nr = -1;
-    e.name = trace_.strings.intern(*name);
+    e.name = strings_.intern(*name);
   }
 
-  void row(std::string_view line) {
+  Event row(std::string_view line) {
     auto f = split(line);
     if (f.size() != ncols_) error(fmt::format("{} fields, expected {} (one per column)", f.size(), ncols_));
     auto at = [&](int c) -> const std::string& { return f[static_cast<size_t>(col_[static_cast<size_t>(c)])]; };
@@ -190,7 +212,7 @@ class Reader {
     e.begin_ns = integer<int64_t>(at(text::kBegin), text::kBegin);
     e.end_ns = integer<int64_t>(at(text::kEnd), text::kEnd);
     function(at(text::kFunction), e);
-    auto args = parse_args(at(text::kArgs), e, trace_.strings);
+    auto args = parse_args(at(text::kArgs), e, strings_);
     if (!args.ok()) error("column 'args': " + args.error());
     auto rv = parse_rvalue(at(text::kRvalue));
     if (!rv.ok()) error("column 'rvalue': " + rv.error());
@@ -199,28 +221,45 @@ class Reader {
     if (has(text::kPlanned)) e.planned_ns = integer<int64_t>(at(text::kPlanned), text::kPlanned);
     if (has(text::kExpected)) e.expected_rvalue = integer<int64_t>(at(text::kExpected), text::kExpected);
     if (has(text::kRawEnd)) e.raw_end_ns = integer<int64_t>(at(text::kRawEnd), text::kRawEnd);
-    e.seq = has(text::kSeq) ? integer<uint64_t>(at(text::kSeq), text::kSeq) : trace_.events.size();
+    e.seq = has(text::kSeq) ? integer<uint64_t>(at(text::kSeq), text::kSeq) : events_;
     if (has(text::kOffCpu)) e.offcpu_ns = integer<int64_t>(at(text::kOffCpu), text::kOffCpu);
     if (has(text::kVolSwitches)) e.vol_switches = integer<uint32_t>(at(text::kVolSwitches), text::kVolSwitches);
     if (has(text::kInvolSwitches)) e.invol_switches = integer<uint32_t>(at(text::kInvolSwitches), text::kInvolSwitches);
     if (has(text::kUringUserData)) e.uring_user_data = integer<uint64_t>(at(text::kUringUserData), text::kUringUserData);
     if (has(text::kUringEnter)) e.uring_enter_ns = integer<int64_t>(at(text::kUringEnter), text::kUringEnter);
-    trace_.events.push_back(e);
+    return e;
   }
 
+  std::unique_ptr<std::istream> owned_;
   std::istream& in_;
-  const std::string& name_;
+  std::string name_;
+  std::string line_;
   uint64_t lineno_ = 0;
+  uint64_t events_ = 0;
+  TraceHeader header_;
+  StringTable strings_;
+  ReadReport report_;
   char sep_ = 0;
   std::vector<int> col_;
   size_t ncols_ = 0;
-  Trace trace_;
 };
 
 }  // namespace
 
 Trace read_text_trace(std::istream& in, const std::string& name_for_errors) {
-  return Reader(in, name_for_errors).run();
+  Reader r(in, name_for_errors);
+  Trace t;
+  while (r.next_block(&t.events)) {
+  }
+  t.header = r.header();
+  t.strings = r.take_strings();
+  return t;
+}
+
+std::unique_ptr<TraceReader> open_text_reader(std::unique_ptr<std::istream> in,
+                                              const std::string& name_for_errors) {
+  std::istream& ref = *in;
+  return std::make_unique<Reader>(ref, name_for_errors, std::move(in));
 }
 
 bool looks_like_text_trace(std::string_view b) {
