@@ -151,6 +151,30 @@ TEST_F(BinaryFormatTest, OffCpuColumnsAreWrittenOnlyWhenMeasuredAndOldLayoutsSti
   for (const Event& e : old.events) EXPECT_EQ(e.flags & kEventOffCpu, 0u);
 }
 
+// The decoder reuses one Event per block: a request without a link to its io_uring_enter must
+// not inherit the previous request's link.
+TEST_F(BinaryFormatTest, IoUringLinksDoNotCarryOverBetweenEventsOfABlock) {
+  Event linked;
+  linked.nr = 17;
+  linked.begin_ns = 5000;
+  linked.end_ns = 9000;
+  linked.flags = kEventUring;
+  linked.uring_user_data = 5;
+  linked.uring_enter_ns = 4900;
+  Event unlinked = linked;
+  unlinked.begin_ns = 6000;
+  unlinked.uring_user_data = 6;
+  unlinked.uring_enter_ns = 0;
+  EventColumnEncoder enc;
+  std::string raw;
+  enc.encode(std::vector<Event>{linked, unlinked}, raw);
+  std::vector<Event> back;
+  std::string why;
+  ASSERT_TRUE(decode_event_columns(raw, 2, 1, back, &why)) << why;
+  EXPECT_EQ(back[0], linked);
+  EXPECT_EQ(back[1], unlinked);
+}
+
 TEST_F(BinaryFormatTest, StreamingReaderYieldsTheSameEvents) {
   Trace t = testing::random_trace(3000, 11);
   std::string p = path("s.rastro");
