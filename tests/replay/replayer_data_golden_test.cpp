@@ -3,6 +3,7 @@
 // they moved into the Plan: golden files written by main at 2c68e48 (plan_fd_keys,
 // plan_initial_state) from real strace logs (tests/fixtures/plan_golden/README.md says how).
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -52,8 +53,17 @@ TEST_P(ReplayerDataGolden, ProcessSeedsAndFdKeysEqualTheOldRuntimes) {
     ASSERT_LT(r, plan.requests.size());
     for (size_t i = 0; i < 8; ++i) EXPECT_EQ(plan.fd_keys.keys[r][i], row[i + 1].get<int32_t>()) << "request " << r << " slot " << i;
   }
-  for (const auto& k : plan.fd_keys.keys)
-    for (int32_t x : k) with_keys += x >= 0;
+  // Calls whose table row was added after the goldens (the old code knew none of their fd
+  // arguments) are compared with nothing.
+  std::set<std::string> added;
+  std::ifstream rows(fixture("plan_golden/rows_added_since_golden.txt"));
+  for (std::string name; std::getline(rows, name);) added.insert(name);
+  ASSERT_FALSE(added.empty());
+  for (size_t r = 0; r < plan.requests.size(); ++r) {
+    if (added.count(std::string(trace::function_name(plan.trace.events[plan.requests[r].event], plan.trace.strings))))
+      continue;
+    for (int32_t x : plan.fd_keys.keys[r]) with_keys += x >= 0;
+  }
   size_t golden_keys = 0;
   for (const auto& row : g["fd_keys"])
     for (size_t i = 1; i < row.size(); ++i) golden_keys += row[i].get<int32_t>() >= 0;
