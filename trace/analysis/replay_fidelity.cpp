@@ -1,0 +1,248 @@
+#include "trace/analysis/replay_fidelity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "trace/analysis/call_class.h"
+
+namespace rastro::trace {
+namespace {
+
+constexpr double kPpm = 1e6;
+constexpr double kMaxRatioPpm = 1e15;  // a ratio beyond 10^9 is a damaged time, kept finite
+
+// end - begin, or -1 when it is negative or overflows (damaged times must not be undefined behaviour).
+int64_t elapsed(int64_t begin, int64_t end) {
+  int64_t d = 0;
+  return __builtin_sub_overflow(end, begin, &d) || d < 0 ? -1 : d;
+}
+
+// a + b, saturating.
+int64_t plus(int64_t a, int64_t b) {
+  int64_t s = 0;
+  return __builtin_add_overflow(a, b, &s) ? std::numeric_limits<int64_t>::max() : s;
+}
+
+void add_counts(FidelityRow& into, const FidelityRow& from) {
+  into.calls += from.calls;
+  into.replayed += from.replayed;
+  into.emulated += from.emulated;
+  into.skipped += from.skipped;
+  for (const auto& [reason, n] : from.skipped_by_reason) into.skipped_by_reason[reason] += n;
+  into.mismatched += from.mismatched;
+  into.timed += from.timed;
+  into.original_ns = plus(into.original_ns, from.original_ns);
+  into.replay_ns = plus(into.replay_ns, from.replay_ns);
+}
+
+size_t class_rank(std::string_view cls) {
+  auto names = call_class_names();
+  return static_cast<size_t>(std::find(names.begin(), names.end(), cls) - names.begin());
+}
+
+double median_ratio(const QuantileSketch& s) { return s.count() ? s.quantile(0.5) / kPpm : 0; }
+
+std::string ratio_cell(const FidelityRow& r, double v) { return r.timed ? fmt::format("{:.2f}", v) : "-"; }
+
+std::string reasons_text(const FidelityRow& r) {
+  std::string o;
+  for (const auto& [reason, n] : r.skipped_by_reason) {
+    if (!o.empty()) o += ", ";
+    o += fmt::format("{} {}", reason == kReasonUnknown ? "reason unknown" : reason, n);
+  }
+  return o;
+}
+
+}  // namespace
+
+double FidelityRow::faithful_pct() const {
+  return calls ? 100.0 * static_cast<double>(faithful()) / static_cast<double>(calls) : 100.0;
+}
+
+double FidelityRow::latency_ratio_sum() const {
+  return original_ns > 0 ? static_cast<double>(replay_ns) / static_cast<double>(original_ns) : 0;
+}
+
+nlohmann::json FidelityRow::to_json() const {
+  nlohmann::json j = {{"key", key},
+                      {"calls", calls},
+                      {"replayed", replayed},
+                      {"emulated", emulated},
+                      {"skipped", skipped},
+                      {"skipped_by_reason", skipped_by_reason},
+                      {"mismatched", mismatched},
+                      {"faithful_pct", faithful_pct()},
+                      {"timed", timed},
+                      {"original_ns", original_ns},
+                      {"replay_ns", replay_ns},
+                      {"latency_ratio_sum", latency_ratio_sum()},
+                      {"latency_ratio_median", latency_ratio_median}};
+  if (!call_class.empty()) j["class"] = call_class;
+  return j;
+}
+
+double FidelityReport::span_error_pct() const {
+  if (original_span_ns <= 0) return 0;
+  return 100.0 * static_cast<double>(replay_span_ns - original_span_ns) / static_cast<double>(original_span_ns);
+}
+
+nlohmann::json FidelityReport::to_json() const {
+  nlohmann::json classes = nlohmann::json::array(), calls = nlohmann::json::array();
+  for (const auto& r : by_class) classes.push_back(r.to_json());
+  for (const auto& r : by_call) calls.push_back(r.to_json());
+  return {{"timing", timing},
+          {"notes", notes},
+          {"original_span_ns", original_span_ns},
+          {"replay_span_ns", replay_span_ns},
+          {"span_error_pct", span_error_pct()},
+          {"total", total.to_json()},
+          {"by_class", classes},
+          {"by_call", calls},
+          {"warnings", warnings},
+          {"inputs_intact", inputs_intact}};
+}
+
+std::string FidelityReport::to_text(bool with_calls) const {
+  std::string o;
+  o += fmt::format("fidelity: {} calls, {} replayed ({} emulated), {} skipped, {} mismatched: {:.2f} % replayed with "
+                   "the traced result\n",
+                   total.calls, total.replayed, total.emulated, total.skipped, total.mismatched, total.faithful_pct());
+  o += fmt::format("  span: original {:.3f} ms, replay {:.3f} ms, error {:+.1f} %{}\n",
+                   static_cast<double>(original_span_ns) / 1e6, static_cast<double>(replay_span_ns) / 1e6,
+                   span_error_pct(), timing.empty() ? "" : fmt::format(" ({} timing)", timing));
+  auto row = [&o](const FidelityRow& r, std::string_view indent) {
+    o += fmt::format("  {}{:<{}} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9.2f} {:>8} {:>8}\n", indent, r.key,
+                     16 - indent.size(), r.calls, r.replayed, r.emulated, r.skipped, r.mismatched, r.faithful_pct(),
+                     ratio_cell(r, r.latency_ratio_sum()), ratio_cell(r, r.latency_ratio_median));
+    if (r.skipped) o += fmt::format("  {}  skipped: {}\n", indent, reasons_text(r));
+  };
+  o += fmt::format("  {:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8}\n", "class", "calls", "replayed",
+                   "emulated", "skipped", "mismatch", "faithful%", "lat.sum", "lat.med");
+  for (const auto& c : by_class) {
+    row(c, "");
+    if (!with_calls) continue;
+    for (const auto& r : by_call)
+      if (r.call_class == c.key) row(r, "  ");
+  }
+  row(total, "");
+  if (notes == "none" && total.skipped)
+    o += "  (skip reasons unknown: the replayed trace does not carry them; give the replay's --summary-json)\n";
+  for (const auto& w : warnings) o += "  warning: " + w + "\n";
+  return o;
+}
+
+void FidelityAccumulator::add(const Event& original, std::string_view name, const ReplayedCall& replayed) {
+  auto it = calls_.find(name);
+  if (it == calls_.end()) {
+    it = calls_.emplace(std::string(name), CallTally{}).first;
+    it->second.row.key = std::string(name);
+    it->second.row.call_class = std::string(call_class(original));
+  }
+  CallTally& t = it->second;
+  FidelityRow& r = t.row;
+  ++r.calls;
+  const bool unfinished = original.flags & kEventUnfinished;
+  if (replayed.flags & kEventSkipped) {
+    ++r.skipped;
+    ++r.skipped_by_reason[std::string(replayed.skip_reason.empty() ? kReasonUnknown : replayed.skip_reason)];
+  } else {
+    ++r.replayed;
+    if (replayed.emulation == Emulation::kEmulated) ++r.emulated;
+    if (replayed.flags & kEventMismatch) {
+      ++r.mismatched;
+    } else if (replayed.emulation != Emulation::kEmulated && !unfinished) {
+      const int64_t original_ns = elapsed(original.begin_ns, original.end_ns);
+      const int64_t replay_ns = elapsed(replayed.begin_ns, replayed.end_ns);
+      if (original_ns > 0 && replay_ns >= 0) {
+        ++r.timed;
+        r.original_ns = plus(r.original_ns, original_ns);
+        r.replay_ns = plus(r.replay_ns, replay_ns);
+        const double ppm = kPpm * static_cast<double>(replay_ns) / static_cast<double>(original_ns);
+        t.ratio_ppm.add(static_cast<int64_t>(std::llround(std::min(ppm, kMaxRatioPpm))));
+      }
+    }
+  }
+  const int64_t original_end = unfinished ? original.begin_ns : std::max(original.end_ns, original.begin_ns);
+  original_begin_ = std::min(original_begin_.value_or(original.begin_ns), original.begin_ns);
+  original_end_ = std::max(original_end_.value_or(original_end), original_end);
+  replay_begin_ = std::min(replay_begin_.value_or(replayed.begin_ns), replayed.begin_ns);
+  replay_end_ = std::max(replay_end_.value_or(replayed.end_ns), replayed.end_ns);
+}
+
+std::vector<std::string> FidelityAccumulator::apply_notes(
+    const std::map<std::string, ReplayerCallNote, std::less<>>& notes) {
+  std::vector<std::string> disagreed;
+  for (auto& [name, t] : calls_) {
+    FidelityRow& r = t.row;
+    auto it = notes.find(name);
+    const bool agrees = it != notes.end() && it->second.calls == r.calls && it->second.replayed == r.replayed &&
+                        it->second.skipped == r.skipped;
+    if (!agrees) {
+      if (r.skipped) disagreed.push_back(name);
+      continue;
+    }
+    const ReplayerCallNote& n = it->second;
+    r.emulated = std::min(n.emulated, r.replayed);
+    uint64_t explained = 0;
+    for (const auto& entry : n.skipped_by_reason) explained += entry.second;
+    if (explained == r.skipped) r.skipped_by_reason = n.skipped_by_reason;
+    if (r.replayed > 0 && r.emulated == r.replayed) {  // all emulated: no kernel latency to compare
+      r.timed = 0;
+      r.original_ns = r.replay_ns = 0;
+      t.ratio_ppm = QuantileSketch{};
+    }
+  }
+  return disagreed;
+}
+
+FidelityReport FidelityAccumulator::finish() const {
+  FidelityReport rep;
+  rep.total.key = "total";
+  QuantileSketch all;
+  std::map<size_t, std::pair<FidelityRow, QuantileSketch>> classes;
+  for (const auto& entry : calls_) {
+    const CallTally& t = entry.second;
+    FidelityRow r = t.row;
+    r.latency_ratio_median = median_ratio(t.ratio_ppm);
+    rep.by_call.push_back(r);
+    auto& [crow, csketch] = classes[class_rank(r.call_class)];
+    crow.key = r.call_class;
+    add_counts(crow, r);
+    csketch.merge(t.ratio_ppm);
+    add_counts(rep.total, r);
+    all.merge(t.ratio_ppm);
+  }
+  for (auto& entry : classes) {
+    auto& [row, sketch] = entry.second;
+    row.latency_ratio_median = median_ratio(sketch);
+    rep.by_class.push_back(std::move(row));
+  }
+  rep.total.latency_ratio_median = median_ratio(all);
+  std::stable_sort(rep.by_call.begin(), rep.by_call.end(), [](const FidelityRow& a, const FidelityRow& b) {
+    const size_t ca = class_rank(a.call_class), cb = class_rank(b.call_class);
+    if (ca != cb) return ca < cb;
+    if (a.calls != b.calls) return a.calls > b.calls;
+    return a.key < b.key;
+  });
+  if (original_begin_) {
+    rep.original_span_ns = std::max<int64_t>(0, elapsed(*original_begin_, *original_end_));
+    rep.replay_span_ns = std::max<int64_t>(0, elapsed(*replay_begin_, *replay_end_));
+  }
+  return rep;
+}
+
+std::vector<std::string> threshold_failures(const FidelityReport& report, const FidelityThresholds& thresholds) {
+  std::vector<std::string> out;
+  if (thresholds.max_span_error_pct && std::abs(report.span_error_pct()) > *thresholds.max_span_error_pct)
+    out.push_back(fmt::format("span error {:+.1f} % is beyond ±{} %", report.span_error_pct(),
+                              *thresholds.max_span_error_pct));
+  if (thresholds.min_replayed_pct && report.total.faithful_pct() < *thresholds.min_replayed_pct)
+    out.push_back(fmt::format("{:.2f} % of the calls replayed with the traced result, below {} %",
+                              report.total.faithful_pct(), *thresholds.min_replayed_pct));
+  return out;
+}
+
+}  // namespace rastro::trace
