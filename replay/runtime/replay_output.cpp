@@ -57,14 +57,18 @@ ReplaySummary summarize_replay(const trace::Trace& source, std::span<const uint3
   std::vector<int64_t> err;
   err.reserve(records.size());
   std::vector<int64_t> tb, te, rb, re;
+  trace::FidelityAccumulator fidelity;
   for (size_t i = 0; i < records.size(); ++i) {
     const RequestRecord& r = records[i];
     err.push_back(r.begin_ns - r.planned_ns);
-    if (r.flags & trace::kEventSkipped) continue;
-    const trace::Event& e = source.events[event_of_request[i]];
-    if (e.flags & trace::kEventUnfinished) continue;
-    tb.push_back(e.begin_ns);
-    te.push_back(e.end_ns);
+    const trace::Event& traced = source.events[event_of_request[i]];
+    const bool skipped = r.flags & trace::kEventSkipped;
+    fidelity.add(traced, trace::function_name(traced, source.strings),
+                 {r.begin_ns, r.end_ns, r.flags, skipped ? skip_reason_name(r.skip) : "",
+                  r.emulated ? trace::Emulation::kEmulated : trace::Emulation::kExecuted});
+    if (skipped || (traced.flags & trace::kEventUnfinished)) continue;
+    tb.push_back(traced.begin_ns);
+    te.push_back(traced.end_ns);
     rb.push_back(r.begin_ns);
     re.push_back(r.end_ns);
   }
@@ -84,6 +88,7 @@ ReplaySummary summarize_replay(const trace::Trace& source, std::span<const uint3
   s.concurrency_mean_replay = rs.mean;
   s.concurrency_ecdf_trace = ecdf(ts);
   s.concurrency_ecdf_replay = ecdf(rs);
+  s.fidelity = fidelity.finish();
   return s;
 }
 
@@ -111,6 +116,9 @@ nlohmann::json ReplaySummary::to_json() const {
                       {"ecdf_trace", ecdf_json(concurrency_ecdf_trace)},
                       {"ecdf_replay", ecdf_json(concurrency_ecdf_replay)}};
   j["warnings"] = warnings;
+  trace::FidelityReport f = fidelity;
+  f.timing = timing;
+  j["fidelity"] = f.to_json();
   return j;
 }
 
@@ -150,6 +158,9 @@ std::string ReplaySummary::to_text() const {
     }
   }
   for (const auto& w : warnings) o += "  warning: " + w + "\n";
+  trace::FidelityReport f = fidelity;
+  f.timing = timing;
+  o += f.to_text();
   return o;
 }
 

@@ -1,7 +1,8 @@
 // The replay's results (SPEC §4): the replayed trace in the uniform format, with the replayer's
 // own begin/end per call, the planned issue time, the traced rvalue and the mismatch/skipped
-// flags, and the end-of-run summary (also stored in the output header's extra.replay_summary
-// and, with --summary-json, in a file of its own).
+// flags, and the end-of-run summary with its fidelity report per call class and syscall
+// (trace/analysis/replay_fidelity.h; also stored in the output header's extra.replay_summary and,
+// with --summary-json, in a file of its own).
 //
 // Engines and the compiled replayer fill one RequestRecord per request while running (no I/O on
 // the replay path) and hand them here at the end.
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "replay/runtime/call_executor.h"
+#include "trace/analysis/replay_fidelity.h"
 #include "trace/io/trace_sink.h"
 #include "trace/model/trace.h"
 
@@ -27,6 +29,9 @@ struct RequestRecord {
   int64_t end_ns = 0;
   int64_t rvalue = 0;
   uint32_t flags = 0;      // trace::kEventSkipped / kEventMismatch
+  SkipReason skip = SkipReason::kNone;  // why, when skipped (the output trace has no field for it: the
+                                        // fidelity report in the summary carries it per syscall)
+  bool emulated = false;                // replayed by the replayer itself, not by the kernel
 };
 
 struct EcdfPoint {
@@ -51,6 +56,7 @@ struct ReplaySummary {
   double concurrency_mean_trace = 0, concurrency_mean_replay = 0;
   std::vector<EcdfPoint> concurrency_ecdf_trace, concurrency_ecdf_replay;
   std::vector<std::string> warnings;
+  trace::FidelityReport fidelity;  // per class and syscall; its timing is `timing` above
 
   nlohmann::json to_json() const;
   std::string to_text() const;

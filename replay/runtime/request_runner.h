@@ -22,6 +22,8 @@ inline void issue_request(const CallExecutor& exec, const trace::Event& e, Reque
                           const trace::StrId* resolved_paths, const int32_t* fd_keys, ProcessState* proc,
                           ThreadScratch& scratch, RequestRecord* rec) {
   CallOutcome out;
+  // The executor counts emulation in its stats, not in the outcome: the counter's step says it.
+  const uint64_t emulated_before = scratch.stats.emulated;
   rec->begin_ns = monotonic_ns();
   switch (action) {
     case RequestAction::kReplay:
@@ -41,6 +43,8 @@ inline void issue_request(const CallExecutor& exec, const trace::Event& e, Reque
   rec->end_ns = monotonic_ns();
   rec->rvalue = out.rvalue;
   rec->flags = out.flags;
+  rec->skip = out.skip;
+  rec->emulated = scratch.stats.emulated != emulated_before;
 }
 
 }  // namespace rastro::replay

@@ -1,0 +1,101 @@
+// The replay summary's fidelity report (replay_output.h) from hand-made request records, and the
+// per-call facts it needs that issue_request (request_runner.h) records: the skip reason and
+// whether the replayer emulated the call.
+#include "replay/runtime/replay_output.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+
+#include <gtest/gtest.h>
+
+#include "replay/runtime/request_runner.h"
+#include "replay_test_util.h"
+
+namespace rastro::replay {
+namespace {
+
+using testing::TempDir;
+using testing::TraceBuilder;
+
+// Four traced calls and what the replay made of them (times in ns):
+//   openat  1000-1100  replayed 5000-5200   ratio 2.0
+//   read    1200-1400  replayed 5300-5400   mismatched
+//   clone   1500-1600  replayed 5500-5501   emulated
+//   mmap    1700-1800  replayed 5600-5601   skipped: memory_call
+// Spans: original 800, replay 601.
+TEST(ReplayOutput, SummaryCarriesTheFidelityReportPerClass) {
+  TraceBuilder b;
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDONLY, 0}, 3, {"/f"}, 1000, 100);
+  b.add(1, 1, "read", {3, 0, 10}, 10, {}, 1200, 200);
+  b.add(1, 1, "clone", {0x11, 0, 0, 0, 0}, 2, {}, 1500, 100);
+  b.add(1, 1, "mmap", {0, 4096, PROT_READ, MAP_PRIVATE, 3, 0}, 0x7f0000, {}, 1700, 100);
+  const trace::Trace t = b.take();
+  const std::vector<uint32_t> events = {0, 1, 2, 3};
+  std::vector<RequestRecord> rec(4);
+  rec[0] = {0, 5000, 5200, 3, 0, SkipReason::kNone, false};
+  rec[1] = {0, 5300, 5400, 7, trace::kEventMismatch, SkipReason::kNone, false};
+  rec[2] = {0, 5500, 5501, 2, 0, SkipReason::kNone, true};
+  rec[3] = {0, 5600, 5601, 0x7f0000, trace::kEventSkipped, SkipReason::kMemoryCall, false};
+  ExecStats stats;
+  stats.executed = 2;
+  stats.emulated = 1;
+  stats.mismatched = 1;
+  stats.skipped[static_cast<size_t>(SkipReason::kMemoryCall)] = 1;
+  ReplaySummary s = summarize_replay(t, events, rec, stats, 0, 601);
+  s.timing = "think";
+
+  const trace::FidelityReport& f = s.fidelity;
+  EXPECT_EQ(f.total.calls, 4u);
+  EXPECT_EQ(f.total.replayed, 3u);
+  EXPECT_EQ(f.total.emulated, 1u);
+  EXPECT_EQ(f.total.mismatched, 1u);
+  EXPECT_EQ(f.total.skipped_by_reason, (std::map<std::string, uint64_t, std::less<>>{{"memory_call", 1}}));
+  EXPECT_EQ(f.original_span_ns, 800);
+  EXPECT_EQ(f.replay_span_ns, 601);
+  EXPECT_EQ(f.replay_span_ns, s.wall_ns);
+  std::vector<std::string> classes;
+  for (const auto& c : f.by_class) classes.push_back(c.key);
+  EXPECT_EQ(classes, (std::vector<std::string>{"data", "open/close", "memory", "process"}));
+  EXPECT_EQ(f.total.timed, 1u);  // only the openat: the read mismatched, the clone was emulated
+  EXPECT_DOUBLE_EQ(f.total.latency_ratio_sum(), 2.0);
+  // The summary's own counters and the report agree.
+  EXPECT_EQ(f.total.replayed, s.replayed);
+  EXPECT_EQ(f.total.skipped, s.skipped);
+
+  const nlohmann::json j = s.to_json();
+  EXPECT_EQ(j["fidelity"]["timing"], "think");
+  EXPECT_EQ(j["fidelity"]["total"]["skipped_by_reason"]["memory_call"], 1);
+  EXPECT_EQ(j["fidelity"]["by_call"].size(), 4u);
+  const std::string text = s.to_text();
+  EXPECT_NE(text.find("fidelity: 4 calls, 3 replayed (1 emulated), 1 skipped, 1 mismatched"), std::string::npos) << text;
+  EXPECT_NE(text.find("memory_call 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("(think timing)"), std::string::npos) << text;
+}
+
+TEST(ReplayOutput, IssueRequestRecordsTheSkipReasonAndEmulation) {
+  TraceBuilder b;
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY, 0644}, 3, {"/f"});
+  b.add(1, 1, "mmap", {0, 4096, PROT_READ, MAP_PRIVATE, 3, 0}, 0x7f0000);
+  b.add(1, 1, "clone", {0x11, 0, 0, 0, 0}, 2);
+  const trace::Trace t = b.take();
+  TempDir dir;
+  SandboxResolver sb(dir.path());
+  ProcessTable procs(process_seeds(t));
+  CallExecutor exec(sb, procs, t.strings);
+  ThreadScratch scratch;
+  const RequestAction actions[] = {RequestAction::kReplay, RequestAction::kSkipMemory, RequestAction::kLifecycle};
+  RequestRecord rec[3];
+  for (size_t i = 0; i < 3; ++i)
+    issue_request(exec, t.events[i], actions[i], nullptr, nullptr, procs.find(1), scratch, &rec[i]);
+  EXPECT_EQ(rec[0].flags, 0u);
+  EXPECT_EQ(rec[0].skip, SkipReason::kNone);
+  EXPECT_FALSE(rec[0].emulated);
+  EXPECT_EQ(rec[1].flags, trace::kEventSkipped);
+  EXPECT_EQ(rec[1].skip, SkipReason::kMemoryCall);
+  EXPECT_FALSE(rec[1].emulated);
+  EXPECT_EQ(rec[2].skip, SkipReason::kNone);
+  EXPECT_TRUE(rec[2].emulated);
+}
+
+}  // namespace
+}  // namespace rastro::replay
