@@ -2,7 +2,8 @@
 # The real-program corpus (issue #15, docs/replay.md "Real programs"): captures everyday programs
 # with a capture backend, replays each capture with every replayer and fs/temporal ordering under
 # think timing, and prints per program and replayer: requests, replayed, skipped, mismatched, and
-# the span error (replayed wall time vs the traced span).
+# the span error (replayed wall time vs the traced span), as `rastro compare` reports them; the
+# whole report per class is `rastro compare DIR/P/trace.rastro DIR/P/ENGINE-ORDERING.rastro`.
 #
 #   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [PROGRAM ...]
 #
@@ -18,7 +19,7 @@ while getopts "b:o:r:h" opt; do
     b) backend=$OPTARG ;;
     o) out=$OPTARG ;;
     r) rastro=$OPTARG ;;
-    *) sed -n '2,10p' "$0"; exit 2 ;;
+    *) sed -n '2,11p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -56,11 +57,14 @@ prepare() {
   esac
 }
 
-# First begin to last end of a trace, ns (from the TSV that `rastro cat` prints).
-span_ns() { "$rastro" cat "$1" | awk -F'\t' 'NR > 2 && $3 ~ /^[0-9]+$/ { if (!b || $3 < b) b = $3; if ($4 > e) e = $4 } END { print e - b }'; }
-
-# A key of the replay summary JSON (numbers only).
-summary() { grep -o "\"$2\": *[0-9.e+-]*" "$1" | head -1 | sed 's/.*: *//'; }
+# requests replayed skipped mismatched span_error of a replay ($2, summary $3) of the capture $1, from
+# `rastro compare` (the fidelity report: docs/replay.md); its errors go to $4.
+fidelity() {
+  "$rastro" compare --json "$1" "$2" --summary "$3" 2>> "$4" | "$python" -c '
+import json, sys
+j = json.load(sys.stdin); t = j["total"]
+print(t["calls"], t["replayed"], t["skipped"], t["mismatched"], "%.1f%%" % j["span_error_pct"])'
+}
 
 rm -rf "$out"; mkdir -p "$out"
 printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' program engine ordering requests replayed skipped mismatch span_err
@@ -69,7 +73,6 @@ for p in "${programs[@]}"; do
   cmd=$(prepare "$p" "$work/in")
   (cd "$work/in" && "$rastro" capture -b "$backend" -o "$work/trace.rastro" -- sh -c "$cmd" > "$work/capture.log" 2>&1) ||
     { echo "$p: capture failed (see $work/capture.log)"; continue; }
-  span=$(span_ns "$work/trace.rastro")
   for engine in workers coordinator compiled; do
     for ordering in fs temporal; do
       r="$work/$engine-$ordering"
@@ -81,10 +84,11 @@ for p in "${programs[@]}"; do
           --summary-json "$r.json" > "$r.log" 2>&1 || true
       fi
       if [ ! -s "$r.json" ]; then printf '%-8s %-12s %-9s replay failed (see %s)\n' "$p" $engine $ordering "$r.log"; continue; fi
-      wall=$(summary "$r.json" wall_ns)
-      printf '%-8s %-12s %-9s %8s %8s %8s %8s %8.1f%%\n' "$p" $engine $ordering "$(summary "$r.json" requests)" \
-        "$(summary "$r.json" replayed)" "$(summary "$r.json" skipped)" "$(summary "$r.json" mismatched)" \
-        "$(awk -v w="$wall" -v s="$span" 'BEGIN { print (s > 0 ? 100 * (w - s) / s : 0) }')"
+      if ! row=$(fidelity "$work/trace.rastro" "$r.rastro" "$r.json" "$r.log"); then
+        printf '%-8s %-12s %-9s compare failed (see %s)\n' "$p" $engine $ordering "$r.log"; continue
+      fi
+      # shellcheck disable=SC2086  # the five fields of the row
+      printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' "$p" $engine $ordering $row
     done
   done
 done

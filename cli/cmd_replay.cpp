@@ -1,6 +1,8 @@
 // `rastro replay -O thread|fs|temporal -T fullspeed|timestamp|think[:SPEED] -e workers|coordinator
 //  --root DIR [--init] [--force [--allow-unsafe-root]] [--drop-caches] [--rt] [--summary-json F] TRACE -o OUT.rastro`:
-// the event-based replayer (SPEC §4, docs/replay.md).
+// the event-based replayer (SPEC §4, docs/replay.md). It ends by printing the summary and the fidelity
+// report per call class (replayed / skipped by reason / mismatched, latency ratio, span error; the
+// same as `rastro compare TRACE OUT.rastro`), also written into --summary-json.
 #include <memory>
 
 #include <fmt/format.h>

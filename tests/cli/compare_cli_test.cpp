@@ -1,0 +1,162 @@
+// `rastro compare` and the fidelity report `rastro replay` prints (issue #15), on a real capture:
+// `tar cf` captured with the ptrace backend, replayed under think timing. The report of
+// `rastro compare ORIGINAL REPLAYED` must count what the replay's own summary counted (calls,
+// replayed, emulated, skipped by reason, mismatched), its replay span must be the summary's wall
+// time and its original span the one this test measures from the trace itself; the thresholds
+// set the exit status; what is not a replay of the original is refused with a clear error.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.h"
+#include "trace/io/trace_io.h"
+#include "trace/model/trace.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using rastro::cli_test::kRastro;
+using rastro::cli_test::rastro;
+using rastro::cli_test::sh;
+using rastro::cli_test::slurp;
+
+// First begin to last end of a trace (an unfinished call ends at its begin), computed here.
+int64_t span_of(const std::string& path) {
+  const rastro::trace::Trace t = rastro::trace::read_trace(path);
+  int64_t b = std::numeric_limits<int64_t>::max(), e = std::numeric_limits<int64_t>::min();
+  for (const auto& ev : t.events) {
+    b = std::min(b, ev.begin_ns);
+    e = std::max(e, (ev.flags & rastro::trace::kEventUnfinished) ? ev.begin_ns : ev.end_ns);
+  }
+  return t.events.empty() ? 0 : e - b;
+}
+
+class CompareCli : public ::testing::Test {
+ protected:
+  // One capture and replay for the suite (TempDir names itself after a test: none runs yet here).
+  static void SetUpTestSuite() {
+    dir_ = new std::string((fs::temp_directory_path() / ("rastro-compare-" + std::to_string(getpid()))).string());
+    fs::remove_all(*dir_);
+    const std::string src = *dir_ + "/src";
+    fs::create_directories(src + "/sub");
+    for (int i = 1; i <= 12; ++i) std::ofstream(src + "/f" + std::to_string(i)) << std::string(i * 900, 'x');
+    std::ofstream(src + "/sub/g") << "g\n";
+    capture_ = sh("ASAN_OPTIONS=detect_leaks=0 " + kRastro + " capture -b ptrace -q -o " + trace() + " -- tar cf " +
+                  *dir_ + "/out.tar -C " + *dir_ + " src");
+    replay_ = sh(kRastro + " replay -O fs -T think -e workers --root " + *dir_ + "/root --init " + trace() +
+                 " -o " + replayed() + " --summary-json " + summary());
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+    dir_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_EQ(capture_.status, 0) << capture_.out;
+    ASSERT_EQ(replay_.status, 0) << replay_.out;
+  }
+  static std::string trace() { return *dir_ + "/tar.rastro"; }
+  static std::string replayed() { return *dir_ + "/replayed.rastro"; }
+  static std::string summary() { return *dir_ + "/summary.json"; }
+
+  static std::string* dir_;
+  static rastro::cli_test::ShellRun capture_, replay_;
+};
+std::string* CompareCli::dir_ = nullptr;
+rastro::cli_test::ShellRun CompareCli::capture_, CompareCli::replay_;
+
+TEST_F(CompareCli, ReportCountsEqualTheReplaySummary) {
+  const auto s = nlohmann::json::parse(slurp(summary()));
+  for (const std::string& with : {std::string(" --summary ") + summary(), std::string()}) {
+    const auto run = rastro("compare --json " + trace() + " " + replayed() + with);
+    ASSERT_EQ(run.status, 0) << run.err;
+    const auto j = nlohmann::json::parse(run.out);
+    const auto& t = j["total"];
+    EXPECT_EQ(j["notes"], "summary") << with;
+    EXPECT_EQ(j["timing"], "think");
+    EXPECT_EQ(t["calls"], s["requests"]);
+    EXPECT_EQ(t["replayed"], s["replayed"]);
+    EXPECT_EQ(t["emulated"], s["emulated"]);
+    EXPECT_EQ(t["skipped"], s["skipped"]);
+    EXPECT_EQ(t["skipped_by_reason"], s["skipped_by_reason"]);
+    EXPECT_EQ(t["mismatched"], s["mismatched"]);
+    EXPECT_EQ(j["replay_span_ns"], s["wall_ns"]);
+    EXPECT_EQ(j["original_span_ns"].get<int64_t>(), span_of(trace()));
+    EXPECT_GT(t["replayed"].get<uint64_t>(), 100u);
+    EXPECT_TRUE(j["warnings"].empty()) << j["warnings"].dump();
+    // Per class, the same as the replayer's own report.
+    ASSERT_EQ(j["by_class"].size(), s["fidelity"]["by_class"].size());
+    uint64_t calls = 0;
+    for (size_t i = 0; i < j["by_class"].size(); ++i) {
+      const auto& mine = j["by_class"][i];
+      const auto& theirs = s["fidelity"]["by_class"][i];
+      for (const char* k : {"key", "calls", "replayed", "emulated", "skipped", "skipped_by_reason", "mismatched", "timed"})
+        EXPECT_EQ(mine.at(k), theirs.at(k)) << mine.at("key") << " " << k;
+      calls += mine.at("calls").get<uint64_t>();
+    }
+    EXPECT_EQ(calls, s["requests"].get<uint64_t>());
+  }
+}
+
+TEST_F(CompareCli, ReplayAndComparePrintTheTablePerClass) {
+  EXPECT_NE(replay_.out.find("fidelity: "), std::string::npos) << replay_.out;
+  EXPECT_NE(replay_.out.find("(think timing)"), std::string::npos) << replay_.out;
+  const auto run = rastro("compare " + trace() + " " + replayed());
+  ASSERT_EQ(run.status, 0) << run.err;
+  for (const char* want : {"fidelity: ", "class", "open/close", "data", "total", "faithful%"})
+    EXPECT_NE(run.out.find(want), std::string::npos) << want << " in\n" << run.out;
+  const auto by_call = rastro("compare --by-call " + trace() + " " + replayed());
+  EXPECT_NE(by_call.out.find("openat"), std::string::npos) << by_call.out;
+}
+
+TEST_F(CompareCli, ThresholdsSetTheExitStatus) {
+  const auto pass = rastro("compare --max-span-error 1e9 --min-replayed 0 " + trace() + " " + replayed());
+  EXPECT_EQ(pass.status, 0) << pass.err;
+  const auto fail = rastro("compare --min-replayed 100.1 " + trace() + " " + replayed());
+  EXPECT_EQ(fail.status, 3);
+  EXPECT_NE(fail.err.find("below 100.1 %"), std::string::npos) << fail.err;
+  const auto span = rastro("compare --max-span-error 0 --json " + trace() + " " + replayed());
+  const auto j = nlohmann::json::parse(span.out);
+  // A replay span equal to the original's to the nanosecond is not to be expected.
+  EXPECT_NE(j["span_error_pct"].get<double>(), 0.0);
+  EXPECT_EQ(span.status, 3);
+  EXPECT_EQ(j["threshold_failures"].size(), 1u);
+}
+
+TEST_F(CompareCli, WhatIsNotAReplayOfTheOriginalIsRefused) {
+  const auto self = rastro("compare " + trace() + " " + trace());
+  EXPECT_EQ(self.status, 1);
+  EXPECT_NE(self.err.find("has no replayed flag"), std::string::npos) << self.err;
+
+  const std::string other = *dir_ + "/micro.rastro";
+  ASSERT_EQ(sh(kRastro + " bench micro --type sw --threads 1 --ops 20 --dir " + *dir_ + "/micro -o " + other).status, 0);
+  const auto wrong = rastro("compare " + other + " " + replayed());
+  EXPECT_EQ(wrong.status, 1);
+  EXPECT_NE(wrong.err.find("not a replay of this original"), std::string::npos) << wrong.err;
+
+  const auto missing = rastro("compare " + trace() + " " + *dir_ + "/nothing.rastro");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("nothing.rastro"), std::string::npos) << missing.err;
+
+  const auto bad_summary = rastro("compare --summary " + trace() + " " + trace() + " " + replayed());
+  EXPECT_EQ(bad_summary.status, 1);
+  EXPECT_NE(bad_summary.err.find("--summary"), std::string::npos) << bad_summary.err;
+}
+
+TEST(CompareHelp, ListsTheCommandAndItsOptions) {
+  const auto top = sh(kRastro + " --help");
+  EXPECT_NE(top.out.find("compare"), std::string::npos) << top.out;
+  const auto help = sh(kRastro + " compare --help");
+  EXPECT_EQ(help.status, 0);
+  for (const char* opt : {"ORIGINAL", "REPLAYED", "--summary", "--json", "--by-call", "--max-span-error", "--min-replayed"})
+    EXPECT_NE(help.out.find(opt), std::string::npos) << opt << " in\n" << help.out;
+}
+
+}  // namespace
