@@ -11,6 +11,7 @@
 
 #include "replay/engines/engine.h"
 #include "replay/passes/replay_passes.h"
+#include "replay/runtime/stream_io.h"
 #include "replay_test_util.h"
 
 namespace rastro::replay {
@@ -81,6 +82,37 @@ TEST_P(PipeReplay, ReadersReplayAfterTheirWritersWithTheTracedResults) {
   const auto& eof = res.records[request_of(plan, kReader, "read", 2)];
   EXPECT_GE(eof.end_ns, res.records[request_of(plan, kWriter, "exit_group", 0)].begin_ns)
       << "end-of-file before the writer's exit";
+}
+
+// git's way to learn that a child's exec worked: the parent reads a close-on-exec pipe until
+// the exec closes the child's write end (end-of-file). The child closes its copy of the read end
+// first; that close must not wait for the parent's read (another process's use of the fd it
+// inherited), or the read waits for the exec that waits for the read.
+trace::Trace exec_handshake() {
+  TraceBuilder b;
+  b.add(20, 20, "pipe2", {(int64_t{4} << 32) | 3, O_CLOEXEC}, 0, {}, 1000, 100);
+  b.add(20, 20, "clone", {SIGCHLD, 0, 0, 0, 0}, 21, {}, 2000, 300);
+  b.add(20, 20, "close", {4}, 0, {}, 3000, 50);
+  b.add(20, 20, "read", {3, 0, 8}, 0, {}, 3100, 5000);  // end-of-file at the child's exec
+  b.add(20, 20, "close", {3}, 0, {}, 9000, 50);
+  b.add(21, 21, "close", {3}, 0, {}, 4000, 50);
+  b.add(21, 21, "execve", {0, 0, 0}, 0, {"/bin/true"}, 6000, 1000);
+  b.add(21, 21, "exit_group", {0}, 0, {}, 9500, 100);
+  return b.take();
+}
+
+TEST_P(PipeReplay, AChildsCloseOfItsCopyDoesNotWaitForTheParentsRead) {
+  const auto [engine, ordering] = GetParam();
+  auto p = infer_plan(exec_handshake(), ordering);
+  ASSERT_TRUE(p.ok()) << p.error();
+  const Plan& plan = p.value();
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  EngineResult res = run_engine(engine, plan, sb, EngineOptions{});
+  EXPECT_EQ(res.stats.mismatched, 0u);
+  const auto& rd = res.records[request_of(plan, 20, "read", 0)];
+  EXPECT_EQ(rd.rvalue, 0);
+  EXPECT_LT(rd.end_ns - rd.begin_ns, stream_wait_budget_ns(0) / 2) << "the read waited out its deadline";
 }
 
 INSTANTIATE_TEST_SUITE_P(EnginesAndOrderings, PipeReplay,
