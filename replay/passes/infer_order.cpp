@@ -145,16 +145,23 @@ class Inferrer {
 
     const FdRef* refs = c_.fd_refs.data() + c_.fd_refs_begin[r];
     const FdRef* refs_end = c_.fd_refs.data() + c_.fd_refs_begin[r + 1];
-    // close waits for every other user of the fd lifetime; they all waited for its creator,
-    // which is registered as its first user.
+    // close waits for every other user of the fd lifetime in its own process; they all waited
+    // for its creator, which is registered as its first user. A forked process's copy of the fd
+    // is its own: its close does not wait for the parent's users (a parent blocked reading a
+    // pipe until the child's exec closes the write end would wait for the child that waits
+    // for it).
     for (const FdRef* f = refs; f != refs_end; ++f) {
       if (f->role != FdRole::kClose) continue;
       const uint32_t en = f->entry;
       const Users& u = entry_users_[en];
       const uint32_t creator = c_.fd_entries[en].creator;
-      for (const auto& tu : u.by_thread)
-        if (tu.second != creator || u.by_thread.size() == 1) deps_.want(tu.second, EdgeKind::kFdStage);
-      if (u.by_thread.empty()) deps_.want(creator, EdgeKind::kFdStage);
+      bool waited = false;
+      for (const auto& tu : u.by_thread) {
+        if (c_.threads[tu.first].pid != c_.pid[r] || tu.second == creator) continue;
+        deps_.want(tu.second, EdgeKind::kFdStage);
+        waited = true;
+      }
+      if (!waited) deps_.want(creator, EdgeKind::kFdStage);
     }
     for (const FdRef* f = refs; f != refs_end; ++f) {
       if (f->role != FdRole::kUse) continue;

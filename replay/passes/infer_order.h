@@ -5,7 +5,7 @@
 //            succeeded and are replayed (failed calls get no resource constraints and constrain
 //            nobody):
 //            fd-stage  a use of an fd waits for the call that created it; close (and dup2 over
-//                      an fd) waits for every other user of that fd lifetime;
+//                      an fd) waits for every other user of that fd lifetime in its process;
 //            fd-seq    a use of an open file description waits for its last user that completed
 //                      before this call began (calls that overlapped in the trace stay concurrent);
 //            file      the same rule per underlying file, reached by path or by fd (names are

@@ -71,13 +71,16 @@ std::string Planner::path_of(Proc& pr, const trace::Event& e, int di, int pi) co
   std::string_view p = t_.str(e.arg(pi).str);
   if (p.empty() || p.find('\0') != std::string_view::npos) return {};
   std::string base = *pr.cwd;
+  const std::string_view recorded = di >= 0 ? t_.str(e.arg(di).str) : std::string_view();
   if (!(p.front() == '/') && di >= 0 && e.arg(di).value != AT_FDCWD) {
     auto it = pr.files->fds.find(static_cast<int>(e.arg(di).value));
     if (it != pr.files->fds.end() && !it->second.file->path.empty()) {
       base = it->second.file->path;
-    } else if (!t_.str(e.arg(di).str).empty() && t_.str(e.arg(di).str).front() == '/') {
-      base = std::string(t_.str(e.arg(di).str));
+    } else if (!recorded.empty() && recorded.front() == '/') {
+      base = std::string(recorded);
     }
+  } else if (!(p.front() == '/') && di >= 0 && !recorded.empty() && recorded.front() == '/') {
+    base = std::string(recorded);  // AT_FDCWD</cwd>: the capture recorded the cwd (as resolve_paths reads it)
   }
   std::string abs = SandboxResolver::normalise(SandboxResolver::absolute(base, p));
   if (SandboxResolver::check(abs) != PathVerdict::kOk) return {};

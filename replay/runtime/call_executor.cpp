@@ -16,6 +16,7 @@
 #include <cerrno>
 
 #include "replay/runtime/call_ops.h"
+#include "replay/runtime/emulated_call.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
@@ -49,6 +50,7 @@ uint64_t ExecStats::skipped_total() const {
 void ExecStats::merge(const ExecStats& o) {
   executed += o.executed;
   emulated += o.emulated;
+  emulated_files += o.emulated_files;
   mismatched += o.mismatched;
   for (int i = 0; i < kSkipReasons; ++i) skipped[static_cast<size_t>(i)] += o.skipped[static_cast<size_t>(i)];
   for (auto& [k, v] : o.unsupported) unsupported[k] += v;
@@ -94,6 +96,10 @@ int64_t CallExecutor::run(CallCtx& c) const {
   const trace::SyscallInfo* info = trace::syscall_by_nr(c.e.nr);
   CallOps ops(c, sandbox_, procs_, strings_, info ? info->name : trace::function_name(c.e, strings_));
   if (!info) return ops.unsupported();
+  if (int64_t r; emulate_call(c, *info, strings_, &r)) {
+    ++c.scratch.stats.emulated_files;
+    return r;
+  }
   switch (info->family) {
     case trace::Family::kOpenClose: return ops.open_close();
     case trace::Family::kDataIo: return ops.data_io();

@@ -5,9 +5,12 @@
 // mkdir/rmdir/unlink(at)/rename(at,2)/link/symlink/readlink, truncate/ftruncate, fallocate, the dup
 // family, fcntl (dup/getfl/setfl/getfd/setfd), getdents(64), chdir/fchdir, chmod/chown (inside the
 // root), utimensat/utime(s), xattrs, mknod of regular files, mmap/munmap/msync of files, pipes
-// (non-blocking, so a short pipe never hangs the replay), readahead/fadvise, sendfile/copy_file_range,
-// flock (non-blocking), and clone/fork/exec/exit as structure only (they change the fd tables and are
-// not executed). Everything else is skipped and counted by name; nothing aborts the replay.
+// and socket pairs (non-blocking; reads and writes on them wait, bounded, for their traced byte
+// counts: stream_io.h), readahead/fadvise, sendfile/copy_file_range, flock (non-blocking), and
+// clone/fork/exec/exit as structure only (they change the fd tables and are not executed).
+// Special files (/dev/null, /dev/zero, /dev/urandom, the terminal, /proc, /sys) and sockets are
+// emulated: calls on them return the traced values (emulated_call.h). Everything else is skipped
+// and counted by name; nothing aborts the replay.
 //
 // Used by both event-based engines and by the compiled replayer's generated code. run() dispatches
 // by the syscall table's Family column; each family's cases are in exec_<family>.cpp.
@@ -33,7 +36,7 @@ enum class SkipReason : uint8_t {
   kFdAfterClose,      // fd used after it was closed
   kFdOpenFailed,      // the call that created the fd failed in the replay
   kFdRefused,         // the fd's path was refused by the sandbox
-  kSpecialPath,       // /dev (except /dev/null), /proc, /sys
+  kSpecialPath,       // /dev paths that are not emulated (disks, /dev/shm ...): special_file.h
   kBadPath,           // empty path or NUL byte: corrupt trace
   kDeviceNode,        // mknod of a character/block device
   kNotFileMapping,    // anonymous mmap or munmap/msync of an unknown mapping
@@ -48,7 +51,8 @@ const char* skip_reason_name(SkipReason r);
 // Per-thread counters (merged after the run; no atomics on the hot path).
 struct ExecStats {
   uint64_t executed = 0;   // calls run against the kernel
-  uint64_t emulated = 0;   // structure only (clone/fork/exec/exit/umask/getcwd)
+  uint64_t emulated = 0;   // structure only (clone/fork/exec/exit/umask/getcwd), and emulated_files
+  uint64_t emulated_files = 0;  // calls on special files and sockets served by emulation
   uint64_t mismatched = 0;
   std::array<uint64_t, kSkipReasons> skipped{};
   std::map<std::string, uint64_t> unsupported;  // by syscall name

@@ -1,5 +1,7 @@
 // Replays the read/write family, lseek, sync family, readahead/fadvise, ftruncate, fallocate, sendfile/copy_file_range (the table's Family::kDataIo rows): one case per syscall the replayers issue;
-// a row of this family with no case here is counted as unsupported.
+// a row of this family with no case here is counted as unsupported. read/readv/write/writev on a
+// replayer pipe or socket pair move their traced byte counts, waiting (bounded) for the other end
+// (stream_io.h).
 #include "replay/runtime/call_ops.h"
 
 #include <fcntl.h>
@@ -18,16 +20,25 @@
 #include <cerrno>
 
 #include "replay/runtime/forced_nonblock.h"
+#include "replay/runtime/stream_io.h"
 
 namespace rastro::replay {
 
 int64_t CallOps::data_io() {
+  // read/write family: the fd's slot says whether it is a stream (stream_io.h).
+  FdLookup l;
+  auto open_fd = [&](int i) {
+    l = fds.get(c.key(i));
+    if (l.state == FdState::kOpen) return true;
+    c.skip = fd_skip(l.state);
+    return false;
+  };
   switch (e.nr) {
     case SYS_read: {
-      int fd = fd_arg(0);
-      if (fd < 0) return e.rvalue;
+      if (!open_fd(0)) return e.rvalue;
       size_t n = bytes(2);
-      return sysret(::read(fd, c.scratch.read_area(n), n));
+      if (l.stream) return stream_read(l.fd, c.scratch.read_area(n), n, e.rvalue, e.duration_ns());
+      return sysret(::read(l.fd, c.scratch.read_area(n), n));
     }
     case SYS_pread64: {
       int fd = fd_arg(0);
@@ -36,10 +47,10 @@ int64_t CallOps::data_io() {
       return sysret(::pread(fd, c.scratch.read_area(n), n, c.a(3)));
     }
     case SYS_readv: {
-      int fd = fd_arg(0);
-      if (fd < 0) return e.rvalue;
+      if (!open_fd(0)) return e.rvalue;
       size_t n = vec_bytes();
-      return sysret(::read(fd, c.scratch.read_area(n), n));
+      if (l.stream) return stream_read(l.fd, c.scratch.read_area(n), n, e.rvalue, e.duration_ns());
+      return sysret(::read(l.fd, c.scratch.read_area(n), n));
     }
     case SYS_preadv:
     case SYS_preadv2: {
@@ -50,10 +61,10 @@ int64_t CallOps::data_io() {
                                  : ::pread(fd, c.scratch.read_area(n), n, c.a(3)));
     }
     case SYS_write: {
-      int fd = fd_arg(0);
-      if (fd < 0) return e.rvalue;
+      if (!open_fd(0)) return e.rvalue;
       size_t n = bytes(2);
-      return sysret(::write(fd, c.scratch.write_area(n), n));
+      if (l.stream) return stream_write(l.fd, c.scratch.write_area(n), n, e.rvalue, e.duration_ns());
+      return sysret(::write(l.fd, c.scratch.write_area(n), n));
     }
     case SYS_pwrite64: {
       int fd = fd_arg(0);
@@ -62,10 +73,10 @@ int64_t CallOps::data_io() {
       return sysret(::pwrite(fd, c.scratch.write_area(n), n, c.a(3)));
     }
     case SYS_writev: {
-      int fd = fd_arg(0);
-      if (fd < 0) return e.rvalue;
+      if (!open_fd(0)) return e.rvalue;
       size_t n = vec_bytes();
-      return sysret(::write(fd, c.scratch.write_area(n), n));
+      if (l.stream) return stream_write(l.fd, c.scratch.write_area(n), n, e.rvalue, e.duration_ns());
+      return sysret(::write(l.fd, c.scratch.write_area(n), n));
     }
     case SYS_pwritev:
     case SYS_pwritev2: {

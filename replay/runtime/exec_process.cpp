@@ -58,8 +58,14 @@ int64_t CallOps::process() {
       c.emulated = true;
       if (!e.failed()) fds.close_cloexec();
       return e.rvalue;
-    case SYS_exit:
     case SYS_exit_group:
+      // The kernel closed the process's fds here; for pipes and socket pairs that is what a
+      // reader's end-of-file and a writer's EPIPE wait for (stream_io.h). (A table shared with
+      // another process through CLONE_FILES stays open.)
+      c.emulated = true;
+      if (c.proc.fds.use_count() == 1) fds.close_streams();
+      return e.rvalue;
+    case SYS_exit:
     case SYS_umask:
     case SYS_getcwd:
       c.emulated = true;

@@ -1,9 +1,12 @@
 #include "replay/runtime/fd_map.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+
+#include "replay/runtime/special_file.h"
 
 namespace rastro::replay {
 namespace {
@@ -41,12 +44,26 @@ uint64_t FdTable::exchange(int traced, uint64_t v) {
   return old;
 }
 
+namespace {
+// Pipes and sockets reach the table without a path (pipe, socketpair, their dups and fork copies).
+bool is_stream(int fd) {
+  struct stat st;
+  return ::fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+}  // namespace
+
 void FdTable::set_open(int traced, int replay_fd, bool cloexec, std::string traced_path) {
+  FdLookup l;
+  l.fd = replay_fd;
+  l.state = FdState::kOpen;
+  l.cloexec = cloexec;
+  l.emulated = is_emulated_path(traced_path);
+  l.stream = traced_path.empty() && is_stream(replay_fd);
   {
     std::lock_guard lock(mu_);
     paths_[traced] = std::move(traced_path);
   }
-  FdLookup old = unpack(exchange(traced, pack(replay_fd, FdState::kOpen, cloexec)));
+  FdLookup old = unpack(exchange(traced, pack(l)));
   if (old.state == FdState::kOpen && old.fd != replay_fd) ::close(old.fd);
 }
 
@@ -63,7 +80,8 @@ FdLookup FdTable::take(int traced) {
 void FdTable::set_cloexec(int traced, bool cloexec) {
   FdLookup l = get(traced);
   if (l.state != FdState::kOpen) return;
-  exchange(traced, pack(l.fd, l.state, cloexec));
+  l.cloexec = cloexec;
+  exchange(traced, pack(l));
 }
 
 std::string FdTable::path(int traced) const {
@@ -72,21 +90,32 @@ std::string FdTable::path(int traced) const {
   return it == paths_.end() ? std::string() : it->second;
 }
 
-void FdTable::close_cloexec() {
-  std::vector<int> doomed;
+template <class Pred>
+void FdTable::close_if(Pred doomed) {
+  std::vector<int> keys;
   for (int i = 0; i < direct_n_; ++i) {
-    if (get(i).cloexec) doomed.push_back(i);
+    FdLookup l = get(i);
+    if (l.state == FdState::kOpen && doomed(l)) keys.push_back(i);
   }
   {
     std::lock_guard lock(mu_);
     for (auto& [k, v] : overflow_) {
-      if (unpack(v).cloexec) doomed.push_back(k);
+      FdLookup l = unpack(v);
+      if (l.state == FdState::kOpen && doomed(l)) keys.push_back(k);
     }
   }
-  for (int t : doomed) {
+  for (int t : keys) {
     FdLookup l = take(t);
     if (l.state == FdState::kOpen) ::close(l.fd);
   }
+}
+
+void FdTable::close_cloexec() {
+  close_if([](const FdLookup& l) { return l.cloexec; });
+}
+
+void FdTable::close_streams() {
+  close_if([](const FdLookup& l) { return l.stream; });
 }
 
 std::unique_ptr<FdTable> FdTable::copy() const {

@@ -10,6 +10,11 @@
 //
 // The replay plan orders every use of an fd after the call that created it (fs ordering), and the
 // completion flag publishes the slot, so relaxed slot accesses are enough within a dependency chain.
+//
+// Each slot also says what kind of replay fd it holds, so the executor needs no second lookup:
+// `emulated` (a stand-in for a special file or socket, special_file.h: decided from the traced
+// path) and `stream` (a pipe or socket pair the replayer created: reads and writes on it wait,
+// bounded, for their traced byte counts, stream_io.h).
 #pragma once
 
 #include <atomic>
@@ -34,6 +39,8 @@ struct FdLookup {
   int fd = -1;  // replay fd when state == kOpen
   FdState state = FdState::kNone;
   bool cloexec = false;
+  bool emulated = false;  // a stand-in: calls on it return the traced values (emulated_call.h)
+  bool stream = false;    // a replayer pipe or socket pair (stream_io.h)
 };
 
 class FdTable {
@@ -48,7 +55,8 @@ class FdTable {
 
   FdLookup get(int traced) const;
   // Maps `traced` to `replay_fd` (taking ownership); an fd previously mapped there is closed,
-  // as dup2 onto an open fd does.
+  // as dup2 onto an open fd does. The slot is `emulated` when `traced_path` is an emulated path
+  // (special_file.h), a `stream` when the path is unknown ("") and the fd is a pipe or socket.
   void set_open(int traced, int replay_fd, bool cloexec, std::string traced_path);
   // Records that `traced` could not be created (kFailed / kRefused); closes a previous mapping.
   void set_state(int traced, FdState state);
@@ -59,19 +67,33 @@ class FdTable {
   std::string path(int traced) const;
   // execve: closes every close-on-exec fd.
   void close_cloexec();
+  // exit_group: closes every stream fd (pipe, socket pair), so a reader sees end-of-file and a
+  // writer EPIPE once the last traced holder is gone, as the kernel did at the traced exit.
+  void close_streams();
   // fork without CLONE_FILES: a copy whose replay fds are duplicates.
   std::unique_ptr<FdTable> copy() const;
   // Number of fds currently mapped (tests, leak checks).
   size_t open_count() const;
 
  private:
+  static uint64_t pack(const FdLookup& l) {
+    return static_cast<uint32_t>(l.fd) | (static_cast<uint64_t>(l.state) << 32) | (uint64_t{l.cloexec} << 40) |
+           (uint64_t{l.emulated} << 41) | (uint64_t{l.stream} << 42);
+  }
   static uint64_t pack(int fd, FdState s, bool cloexec) {
-    return static_cast<uint32_t>(fd) | (static_cast<uint64_t>(s) << 32) | (uint64_t{cloexec} << 40);
+    FdLookup l;
+    l.fd = fd;
+    l.state = s;
+    l.cloexec = cloexec;
+    return pack(l);
   }
   static FdLookup unpack(uint64_t v) {
     return {static_cast<int32_t>(static_cast<uint32_t>(v)), static_cast<FdState>((v >> 32) & 0xff),
-            ((v >> 40) & 1) != 0};
+            ((v >> 40) & 1) != 0, ((v >> 41) & 1) != 0, ((v >> 42) & 1) != 0};
   }
+  // Closes (and marks closed) every open slot for which `doomed` is true.
+  template <class Pred>
+  void close_if(Pred doomed);
   uint64_t exchange(int traced, uint64_t v);
 
   int direct_n_;

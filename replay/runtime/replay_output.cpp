@@ -42,6 +42,7 @@ ReplaySummary summarize_replay(const trace::Trace& source, std::span<const uint3
   ReplaySummary s;
   s.requests = records.size();
   s.emulated = stats.emulated;
+  s.emulated_files = stats.emulated_files;
   s.replayed = stats.executed + stats.emulated;
   s.skipped = stats.skipped_total();
   s.mismatched = stats.mismatched;
@@ -100,6 +101,7 @@ nlohmann::json ReplaySummary::to_json() const {
   j["requests"] = requests;
   j["replayed"] = replayed;
   j["emulated"] = emulated;
+  j["emulated_files"] = emulated_files;
   j["skipped"] = skipped;
   j["skipped_by_reason"] = skipped_by_reason;
   j["unsupported_by_name"] = unsupported_by_name;
@@ -125,8 +127,9 @@ nlohmann::json ReplaySummary::to_json() const {
 std::string ReplaySummary::to_text() const {
   std::string o;
   o += fmt::format("replay: engine {} ordering {} timing {}\n", engine, ordering, timing);
-  o += fmt::format("  requests    {}\n  replayed    {} ({} emulated: process structure)\n", requests, replayed,
-                   emulated);
+  o += fmt::format("  requests    {}\n  replayed    {} ({} emulated: {} on special files and sockets, the rest process "
+                   "structure)\n",
+                   requests, replayed, emulated, emulated_files);
   o += fmt::format("  skipped     {}\n", skipped);
   for (auto& [k, v] : skipped_by_reason) o += fmt::format("    {:<28} {}\n", k, v);
   for (auto& [k, v] : unsupported_by_name) o += fmt::format("    unsupported: {:<15} {}\n", k, v);

@@ -42,8 +42,9 @@ struct EcdfPoint {
 struct ReplaySummary {
   std::string engine, ordering, timing;
   uint64_t requests = 0;
-  uint64_t replayed = 0;  // executed against the kernel + emulated (structure only)
-  uint64_t emulated = 0;
+  uint64_t replayed = 0;  // executed against the kernel + emulated
+  uint64_t emulated = 0;  // process structure, and emulated_files
+  uint64_t emulated_files = 0;  // calls on special files and sockets (emulated_call.h)
   uint64_t skipped = 0;
   uint64_t mismatched = 0;
   uint64_t dependency_waits = 0;  // dependency checks that found the dependency not yet done

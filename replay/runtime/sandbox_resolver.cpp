@@ -13,26 +13,6 @@
 #include "common/error.h"
 
 namespace rastro::replay {
-namespace {
-
-bool starts_with_component(std::string_view abs, std::string_view dir) {
-  // "/dev" matches "/dev" and "/dev/x", not "/devices".
-  if (abs.substr(0, dir.size()) != dir) return false;
-  return abs.size() == dir.size() || abs[dir.size()] == '/';
-}
-
-// Collapses repeated slashes so "//dev//sda" is classified like "/dev/sda".
-std::string squeeze_slashes(std::string_view p) {
-  std::string out;
-  out.reserve(p.size());
-  for (char c : p) {
-    if (c == '/' && !out.empty() && out.back() == '/') continue;
-    out.push_back(c);
-  }
-  return out;
-}
-
-}  // namespace
 
 SandboxResolver::SandboxResolver(const std::string& root) : root_(root) {
   int fd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -74,12 +54,27 @@ std::string SandboxResolver::normalise(std::string_view abs) {
   return out.empty() ? "/" : out;
 }
 
+std::string SandboxResolver::squeeze_slashes(std::string_view p) {
+  std::string out;
+  out.reserve(p.size());
+  for (char c : p) {
+    if (c == '/' && !out.empty() && out.back() == '/') continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+bool SandboxResolver::under(std::string_view path, std::string_view dir) {
+  if (path.substr(0, dir.size()) != dir) return false;
+  return path.size() == dir.size() || path[dir.size()] == '/';
+}
+
 PathVerdict SandboxResolver::check(std::string_view abs_path) {
   if (abs_path.empty() || abs_path.find('\0') != std::string_view::npos) return PathVerdict::kBadBytes;
   std::string p = squeeze_slashes(abs_path);
   if (p == "/dev/null") return PathVerdict::kDevNull;
   for (std::string_view special : {"/dev", "/proc", "/sys"}) {
-    if (starts_with_component(p, special)) return PathVerdict::kSpecial;
+    if (under(p, special)) return PathVerdict::kSpecial;
   }
   return PathVerdict::kOk;
 }

@@ -25,8 +25,10 @@ namespace rastro::replay {
 
 enum class PathVerdict : uint8_t {
   kOk,
-  kDevNull,   // "/dev/null": replayed against the real /dev/null (harmless, very common)
+  kDevNull,   // "/dev/null" (harmless, very common)
   kSpecial,   // under /dev, /proc or /sys: refused (no device, no kernel interface is touched)
+  // (The executor serves the special files it can emulate before it asks the sandbox:
+  // special_file.h. What reaches these verdicts is what it cannot: disks, /dev/shm ...)
   kBadBytes,  // empty or contains NUL: no program can pass such a path; the trace is corrupt
 };
 
@@ -44,6 +46,10 @@ class SandboxResolver {
   static std::string normalise(std::string_view abs);
   // Classifies an absolute traced path before it is used.
   static PathVerdict check(std::string_view abs_path);
+  // Repeated slashes collapsed ("//dev//sda" -> "/dev/sda"), for classifying paths.
+  static std::string squeeze_slashes(std::string_view path);
+  // Whether `path` is `dir` or below it ("/dev" holds "/dev/x", not "/devices").
+  static bool under(std::string_view path, std::string_view dir);
 
   // openat2 of an absolute traced path inside the root. Returns the fd or -errno.
   // Device nodes, FIFOs and sockets found inside the root are refused with -EPERM (a planted

@@ -1,7 +1,7 @@
 // Replaying traces of real programs, captured here with `rastro capture -b ptrace`: tar, sqlite3
 // and a parallel make (several processes, pipes, fork/exec). Both engines must replay them with
-// at most 1% of the replayed calls mismatching the trace (measured: tar 0/299, sqlite3 0/153,
-// make -j2 2/750 — F_GETFL on stdout/stderr, which here share one pipe), respect every
+// at most 1% of the replayed calls mismatching the trace (measured: tar 0/313, sqlite3 0/160,
+// make -j2 0/774, its stdout/stderr emulated), respect every
 // fs-ordering dependency, and leave everything outside the sandbox root as it was.
 #include <sys/stat.h>
 

@@ -86,11 +86,11 @@ TEST(RuntimeCallExecutor, InconsistentFdsAreSkippedNotFatal) {
   b.add(1, 1, "read", {5, 0, 10}, 10);                               // before its open
   b.add(1, 1, "open", {0, O_RDONLY, 0}, 5, {"/missing"});           // fails in the replay
   b.add(1, 1, "read", {5, 0, 10}, 10);                               // fd of a failed open
-  b.add(1, 1, "open", {0, O_RDONLY, 0}, 6, {"/proc/self/status"});  // refused
+  b.add(1, 1, "open", {0, O_RDONLY, 0}, 6, {"/dev/sda"});           // refused (not emulated)
   b.add(1, 1, "read", {6, 0, 10}, 10);
-  b.add(1, 1, "open", {0, O_WRONLY, 0}, 8, {"/dev/null"});          // the real /dev/null
+  b.add(1, 1, "open", {0, O_WRONLY, 0}, 8, {"/dev/null"});          // emulated (special_file.h)
   b.add(1, 1, "write", {8, 0, 10}, 10);
-  b.add(1, 1, "write", {1, 0, 3}, 3);                                // inherited: /dev/null
+  b.add(1, 1, "write", {1, 0, 3}, 3);                                // inherited: emulated too
   Fixture f;
   f.run(b.take());
   EXPECT_EQ(f.outs[0].skip, SkipReason::kFdBeforeOpen);

@@ -88,5 +88,24 @@ TEST(RuntimeFsInit, ForkedChildInheritsFds) {
   EXPECT_EQ(find(p, "/in")->size, 500u);
 }
 
+// The eBPF backend records AT_FDCWD's directory ("AT_FDCWD</w>") and no cwd in the header: a
+// relative path is below that directory, which is then a directory, not the file its first use
+// (a stat of "/w") left undecided (it became one, and every call below it failed ENOTDIR).
+TEST(RuntimeFsInit, RelativePathsFollowTheCwdTheCaptureRecorded) {
+  TraceBuilder b;
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, 0}, 0, {"/w"});
+  trace::Event& open = b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDONLY, 0}, 3, {"src/f"});
+  open.args[0].str = b.t.strings.intern("/w");
+  b.add(1, 1, "read", {3, 0, 100}, 100);
+  InitPlan p = plan_initial_state(b.take());
+  ASSERT_TRUE(find(p, "/w"));
+  EXPECT_EQ(find(p, "/w")->kind, InitEntry::Kind::kDir);
+  ASSERT_TRUE(find(p, "/w/src"));
+  EXPECT_EQ(find(p, "/w/src")->kind, InitEntry::Kind::kDir);
+  ASSERT_TRUE(find(p, "/w/src/f"));
+  EXPECT_EQ(find(p, "/w/src/f")->size, 100u);
+  EXPECT_FALSE(find(p, "/src/f"));
+}
+
 }  // namespace
 }  // namespace rastro::replay

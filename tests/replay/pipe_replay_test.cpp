@@ -1,0 +1,123 @@
+// A shell pipeline `writer | reader` (the shape of `tar cf - | gzip`), hand-written so the trace is
+// exact: the shell makes a pipe and forks both; the reader's reads began *before* the writes that
+// fed them (they blocked in the trace), and its last read is the end-of-file the writer's exit
+// gave. Every engine and ordering must replay it with the traced results, each read ending after
+// the write that supplied its bytes began, and the end-of-file after the writer's exit.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "replay/engines/engine.h"
+#include "replay/passes/replay_passes.h"
+#include "replay/runtime/stream_io.h"
+#include "replay_test_util.h"
+
+namespace rastro::replay {
+namespace {
+
+using testing::TraceBuilder;
+
+constexpr int32_t kShell = 10, kWriter = 11, kReader = 12;
+
+trace::Trace pipeline() {
+  TraceBuilder b;
+  b.add(kShell, kShell, "pipe2", {(int64_t{4} << 32) | 3, 0}, 0, {}, 1000, 100);
+  b.add(kShell, kShell, "clone", {SIGCHLD, 0, 0, 0, 0}, kWriter, {}, 2000, 300);
+  b.add(kShell, kShell, "clone", {SIGCHLD, 0, 0, 0, 0}, kReader, {}, 2500, 300);
+  b.add(kShell, kShell, "close", {3}, 0, {}, 3000, 50);
+  b.add(kShell, kShell, "close", {4}, 0, {}, 3100, 50);
+
+  b.add(kWriter, kWriter, "dup2", {4, 1}, 1, {}, 4000, 50);
+  b.add(kWriter, kWriter, "close", {3}, 0, {}, 4100, 50);
+  b.add(kWriter, kWriter, "close", {4}, 0, {}, 4200, 50);
+  b.add(kWriter, kWriter, "write", {1, 0, 10240}, 10240, {}, 20000, 2000);
+  b.add(kWriter, kWriter, "write", {1, 0, 10240}, 10240, {}, 40000, 2000);
+  b.add(kWriter, kWriter, "exit_group", {0}, 0, {}, 60000, 100);
+
+  b.add(kReader, kReader, "dup2", {3, 0}, 0, {}, 4500, 50);
+  b.add(kReader, kReader, "close", {3}, 0, {}, 4600, 50);
+  b.add(kReader, kReader, "close", {4}, 0, {}, 4700, 50);
+  b.add(kReader, kReader, "read", {0, 0, 32768}, 10240, {}, 10000, 12500);  // blocked until the write
+  b.add(kReader, kReader, "read", {0, 0, 32768}, 10240, {}, 23000, 19500);
+  b.add(kReader, kReader, "read", {0, 0, 32768}, 0, {}, 43000, 17200);      // end-of-file at the exit
+  b.add(kReader, kReader, "exit_group", {0}, 0, {}, 61000, 100);
+  return b.take();
+}
+
+// The plan request of the n-th call `name` of `pid`.
+uint32_t request_of(const Plan& plan, int32_t pid, std::string_view name, int n) {
+  for (uint32_t r = 0; r < plan.requests.size(); ++r) {
+    const trace::Event& e = plan.trace.events[plan.requests[r].event];
+    if (e.pid == pid && trace::function_name(e, plan.trace.strings) == name && n-- == 0) return r;
+  }
+  ADD_FAILURE() << "no " << name << " #" << n << " of " << pid;
+  return 0;
+}
+
+class PipeReplay : public ::testing::TestWithParam<std::tuple<EngineKind, Ordering>> {};
+
+TEST_P(PipeReplay, ReadersReplayAfterTheirWritersWithTheTracedResults) {
+  const auto [engine, ordering] = GetParam();
+  auto p = infer_plan(pipeline(), ordering);
+  ASSERT_TRUE(p.ok()) << p.error();
+  const Plan& plan = p.value();
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  EngineResult res = run_engine(engine, plan, sb, EngineOptions{});
+  ASSERT_EQ(res.records.size(), plan.requests.size());
+  for (uint32_t r = 0; r < plan.requests.size(); ++r) {
+    const trace::Event& e = plan.trace.events[plan.requests[r].event];
+    EXPECT_EQ(res.records[r].flags, 0u) << r << " " << trace::function_name(e, plan.trace.strings) << " of " << e.pid
+                                        << ": replayed " << res.records[r].rvalue << ", traced " << e.rvalue;
+  }
+  EXPECT_EQ(res.stats.mismatched, 0u);
+  EXPECT_EQ(res.stats.skipped_total(), 0u);
+  for (int k = 0; k < 2; ++k) {
+    const auto& w = res.records[request_of(plan, kWriter, "write", k)];
+    const auto& rd = res.records[request_of(plan, kReader, "read", k)];
+    EXPECT_GE(rd.end_ns, w.begin_ns) << "read " << k << " finished before its bytes were written";
+  }
+  const auto& eof = res.records[request_of(plan, kReader, "read", 2)];
+  EXPECT_GE(eof.end_ns, res.records[request_of(plan, kWriter, "exit_group", 0)].begin_ns)
+      << "end-of-file before the writer's exit";
+}
+
+// git's way to learn that a child's exec worked: the parent reads a close-on-exec pipe until
+// the exec closes the child's write end (end-of-file). The child closes its copy of the read end
+// first; that close must not wait for the parent's read (another process's use of the fd it
+// inherited), or the read waits for the exec that waits for the read.
+trace::Trace exec_handshake() {
+  TraceBuilder b;
+  b.add(20, 20, "pipe2", {(int64_t{4} << 32) | 3, O_CLOEXEC}, 0, {}, 1000, 100);
+  b.add(20, 20, "clone", {SIGCHLD, 0, 0, 0, 0}, 21, {}, 2000, 300);
+  b.add(20, 20, "close", {4}, 0, {}, 3000, 50);
+  b.add(20, 20, "read", {3, 0, 8}, 0, {}, 3100, 5000);  // end-of-file at the child's exec
+  b.add(20, 20, "close", {3}, 0, {}, 9000, 50);
+  b.add(21, 21, "close", {3}, 0, {}, 4000, 50);
+  b.add(21, 21, "execve", {0, 0, 0}, 0, {"/bin/true"}, 6000, 1000);
+  b.add(21, 21, "exit_group", {0}, 0, {}, 9500, 100);
+  return b.take();
+}
+
+TEST_P(PipeReplay, AChildsCloseOfItsCopyDoesNotWaitForTheParentsRead) {
+  const auto [engine, ordering] = GetParam();
+  auto p = infer_plan(exec_handshake(), ordering);
+  ASSERT_TRUE(p.ok()) << p.error();
+  const Plan& plan = p.value();
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  EngineResult res = run_engine(engine, plan, sb, EngineOptions{});
+  EXPECT_EQ(res.stats.mismatched, 0u);
+  const auto& rd = res.records[request_of(plan, 20, "read", 0)];
+  EXPECT_EQ(rd.rvalue, 0);
+  EXPECT_LT(rd.end_ns - rd.begin_ns, stream_wait_budget_ns(0) / 2) << "the read waited out its deadline";
+}
+
+INSTANTIATE_TEST_SUITE_P(EnginesAndOrderings, PipeReplay,
+                         ::testing::Combine(::testing::Values(EngineKind::kWorkers, EngineKind::kCoordinator),
+                                            ::testing::Values(Ordering::kThread, Ordering::kFs, Ordering::kTemporal)));
+
+}  // namespace
+}  // namespace rastro::replay
