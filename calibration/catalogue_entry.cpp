@@ -49,7 +49,7 @@ Result<std::vector<metrology::Replicate>> replicates_of(const std::vector<const 
     if (!r->reference)
       return fail(fmt::format("no reference value (line {}): the campaign has no uninstrumented reference runs "
                               "for this cell, so bias and uncertainty are undefined", r->line));
-    out.push_back({r->measured, *r->reference, r->reference_u});
+    out.push_back({r->measured, *r->reference, r->reference_u, r->clock_u});
   }
   return out;
 }
@@ -174,7 +174,8 @@ std::vector<CatalogueEntry> analyze_results(const std::vector<ExperimentResult>&
     if (auto bg = as_number(e.background)) curve->domain.background = *bg;
     std::vector<metrology::Replicate> corrected;
     const auto& rows = groups.at({e.instrument, e.type, e.level, e.background});
-    for (const auto* r : rows) corrected.push_back({correct(*curve, r->measured), *r->reference, r->reference_u});
+    for (const auto* r : rows)
+      corrected.push_back({correct(*curve, r->measured), *r->reference, r->reference_u, r->clock_u});
     if (auto b = metrology::uncertainty_budget(corrected)) e.after_calibration = *b;
     else e.undefined["after_calibration"] = b.error();
     e.curve = std::move(*curve);
@@ -202,6 +203,7 @@ nlohmann::json budget_json(const metrology::UncertaintyBudget& b) {
           {"rms_bias", b.rms_bias},
           {"u_cref", b.u_cref},
           {"u_bias", b.u_bias},
+          {"u_clock", b.u_clock},
           {"uc", b.uc},
           {"U", b.U},
           {"precision_rel", b.precision_rel},
@@ -209,6 +211,7 @@ nlohmann::json budget_json(const metrology::UncertaintyBudget& b) {
           {"rms_bias_rel", b.rms_bias_rel},
           {"u_cref_rel", b.u_cref_rel},
           {"u_bias_rel", b.u_bias_rel},
+          {"u_clock_rel", b.u_clock_rel},
           {"uc_rel", b.uc_rel},
           {"U_rel", b.U_rel},
           {"dominant_component", metrology::dominant_component(b)}};
@@ -226,10 +229,11 @@ nlohmann::json to_json(const CatalogueEntry& e) {
   nlohmann::json undefined = nlohmann::json::object();
   for (const auto& [k, v] : e.undefined) undefined[k] = v;
 
-  static const char* const kBudgetKeys[] = {"mean",      "reference_mean", "sd",       "bias",
-                                            "rms_bias",  "u_cref",         "u_bias",   "uc",
-                                            "U",         "precision_rel",  "bias_rel", "rms_bias_rel",
-                                            "u_cref_rel", "u_bias_rel",    "uc_rel",   "U_rel", "dominant_component"};
+  static const char* const kBudgetKeys[] = {"mean",       "reference_mean", "sd",          "bias",
+                                            "rms_bias",   "u_cref",         "u_bias",      "u_clock",
+                                            "uc",         "U",              "precision_rel", "bias_rel",
+                                            "rms_bias_rel", "u_cref_rel",   "u_bias_rel",  "u_clock_rel",
+                                            "uc_rel",     "U_rel",          "dominant_component"};
   if (e.budget) {
     auto b = budget_json(*e.budget);
     for (const char* k : kBudgetKeys) j[k] = b[k];

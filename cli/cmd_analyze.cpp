@@ -47,7 +47,8 @@ rastro::cli::RegisterCommand reg{
        app.add_option("RESULTS", *path,
                       "CSV with columns instrument,type,level,background,replicate,measured,reference,reference_u "
                       "(an empty reference leaves that group's bias undefined) and optionally application,recording "
-                      "(the error split into perturbation and recording error; docs/metrology.md)")
+                      "(the error split into perturbation and recording error; docs/metrology.md) and clock_u (the "
+                      "Type-B clock uncertainty of an interval between hosts)")
            ->required();
        app.add_option("-o,--output", *out, "Write the catalogue entries (JSON array) here");
        app.add_flag("--json", *json, "Print the catalogue entries as a JSON array");

@@ -1,38 +1,19 @@
 // `rastro merge DIR -o job.rastro [--json]`: the per-rank traces of an MPI capture
 // (`rastro capture --mpi -o DIR`) as one job trace on rank 0's clock, with every rank's clock offset
 // and its uncertainty, and cross-rank order from matched messages (mpi/job_merge.h).
-#include <algorithm>
 #include <cstdlib>
-#include <filesystem>
-#include <regex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "common/error.h"
-#include "mpi/job_merge.h"
+#include "mpi/job_dir.h"
 #include "trace/io/trace_io.h"
 
 namespace {
 
 using rastro::Error;
-
-std::vector<std::string> rank_traces(const std::string& dir) {
-  if (!std::filesystem::is_directory(dir)) throw Error(fmt::format("merge: {} is not a directory", dir), 2);
-  std::vector<std::pair<int, std::string>> found;
-  const std::regex name(R"(rank-([0-9]+)\.rastro)");
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    std::smatch m;
-    const std::string f = entry.path().filename().string();
-    if (std::regex_match(f, m, name)) found.emplace_back(std::stoi(m[1]), entry.path().string());
-  }
-  if (found.empty()) throw Error(fmt::format("merge: no rank-R.rastro traces in {}", dir), 2);
-  std::sort(found.begin(), found.end());
-  std::vector<std::string> out;
-  for (auto& [r, p] : found) out.push_back(p);
-  return out;
-}
 
 std::string us(int64_t ns) { return fmt::format("{:.1f} µs", static_cast<double>(ns) / 1e3); }
 // Offsets may be seconds (hosts' clocks count from their own boots) and still be known to the µs.
@@ -42,15 +23,16 @@ std::string offset_text(int64_t ns) {
 }
 
 void run(const std::string& dir, const std::string& output, bool json) {
-  const auto paths = rank_traces(dir);
-  std::vector<rastro::trace::Trace> ranks;
-  for (const auto& p : paths) {
-    rastro::trace::ReadReport rr;
-    ranks.push_back(rastro::trace::read_trace(p, &rr));
-    if (!rr.intact) fmt::print(stderr, "rastro: merge: {} is cut short ({}); merging its intact prefix\n", p, rr.problem);
-  }
   rastro::mpi::MergeReport rep;
-  auto merged = rastro::mpi::merge_ranks(std::move(ranks), paths, &rep);
+  std::vector<std::string> warnings;
+  rastro::trace::Trace merged;
+  try {
+    rastro::mpi::rank_trace_paths(dir);
+  } catch (const Error& e) {
+    throw Error(fmt::format("merge: {}", e.what()), e.exit_code());
+  }
+  merged = rastro::mpi::merge_job_dir(dir, &rep, &warnings);
+  for (const auto& w : warnings) fmt::print(stderr, "rastro: merge: {}\n", w);
   rastro::trace::write_trace(output, merged);
   if (json) {
     fmt::print("{}\n", merged.header.extra["mpi_job"].dump(2));

@@ -2,13 +2,17 @@
 //  --root DIR [--init] [--force [--allow-unsafe-root]] [--drop-caches] [--rt] [--summary-json F] TRACE -o OUT.rastro`:
 // the event-based replayer (SPEC §4, docs/replay.md). It ends by printing the summary and the fidelity
 // report per call class (replayed / skipped by reason / mismatched, latency ratio, span error; the
-// same as `rastro compare TRACE OUT.rastro`), also written into --summary-json.
+// same as `rastro compare TRACE OUT.rastro`), also written into --summary-json. With --mpi, run by
+// an MPI launcher, each process replays one rank of a merged job (mpi/replay/rank_replay.h,
+// docs/multinode.md).
+#include <chrono>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "mpi/replay/rank_replay.h"
 #include "replay/engines/engine.h"
 #include "replay/passes/replay_passes.h"
 #include "replay/plan/plan_names.h"
@@ -23,9 +27,26 @@ using namespace rastro;
 struct Options {
   std::string trace, ordering = "fs", timing = "fullspeed", engine = "workers";
   replay::SessionOptions session;
+  bool mpi = false, no_cross_rank_order = false;
+  double token_timeout_s = 60;
 };
 
+void run_mpi_rank(const Options& o) {
+  mpi::RankReplayOptions ro;
+  ro.job = o.trace;
+  ro.out_dir = o.session.out;
+  ro.ordering = replay::parse_ordering(o.ordering).take();
+  ro.engine = replay::parse_engine(o.engine).take();
+  ro.session = o.session;
+  ro.session.timing = replay::parse_timing(o.timing).take();
+  ro.session.engine_name = std::string(replay::engine_name(ro.engine));
+  ro.token_timeout = std::chrono::nanoseconds(static_cast<int64_t>(o.token_timeout_s * 1e9));
+  ro.cross_rank_order = !o.no_cross_rank_order;
+  mpi::run_rank_replay(ro);
+}
+
 void run(const Options& o) {
+  if (o.mpi) return run_mpi_rank(o);
   auto ordering = replay::parse_ordering(o.ordering).take();
   auto engine = replay::parse_engine(o.engine).take();
   replay::SessionOptions so = o.session;
@@ -52,6 +73,16 @@ rastro::cli::RegisterCommand reg{
            ->capture_default_str();
        app.add_option("-e,--engine", o->engine, "Engine: workers, coordinator")->capture_default_str();
        replay::add_session_flags(app, o->session);
+       app.add_flag("--mpi", o->mpi,
+                    "Run as one rank of a job replay (mpirun -n N rastro replay --mpi JOB …): TRACE is the capture "
+                    "directory or the merged trace, the rank replays its part in ROOT/rank-R and writes "
+                    "OUT/rank-R.rastro (-o is a directory); cross-rank order is kept with MPI messages");
+       app.add_option("--token-timeout", o->token_timeout_s,
+                      "With --mpi: seconds a call waits for another rank's token before it goes ahead (an error)")
+           ->capture_default_str()
+           ->check(CLI::PositiveNumber);
+       app.add_flag("--no-cross-rank-order", o->no_cross_rank_order,
+                    "With --mpi: exchange no tokens, each rank runs unordered (a control for what the order costs)");
        app.callback([o] { run(*o); });
      }}};
 

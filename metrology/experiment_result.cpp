@@ -119,6 +119,10 @@ std::vector<ExperimentResult> parse_results_csv(const std::string& text, const s
     if (r.reference_u < 0) throw Error(fmt::format("{}: reference_u is negative", where));
     if (col.count("application")) r.application = parse_optional(field("application"), where, "application");
     if (col.count("recording")) r.recording = parse_optional(field("recording"), where, "recording");
+    if (col.count("clock_u")) {
+      r.clock_u = parse_number(field("clock_u"), where, "clock_u", true);
+      if (r.clock_u < 0) throw Error(fmt::format("{}: clock_u is negative", where));
+    }
     if (r.recording && !r.application)
       throw Error(fmt::format("{}: 'recording' needs the 'application' timing of the same run", where));
     if (!seen.insert({r.instrument, r.type, r.level, r.background, r.replicate}).second)

@@ -13,6 +13,8 @@
 // measured:
 //   application  the application's own timing of the measured calls in the same instrumented run
 //   recording    the mean paired per-call difference trace − application in that run
+// and, for a measured value that is an interval between hosts' clocks (docs/multinode.md):
+//   clock_u      its Type-B standard uncertainty from the clock offsets' bounds (empty = 0)
 #pragma once
 
 #include <optional>
@@ -35,6 +37,7 @@ struct ExperimentResult {
   size_t line = 0;                  // source line, for messages
   std::optional<double> application;  // same-run application-level timing (capture only)
   std::optional<double> recording;    // same-run paired per-call difference trace − application
+  double clock_u = 0;                 // Type-B u of a cross-host interval (clock offsets), ≥ 0
 };
 
 // Throws rastro::Error naming file:line and the problem (missing column, non-numeric or

@@ -9,6 +9,13 @@
 //   u_bias_rel = sqrt(rms_bias_rel² + u(C_ref)_rel²);  uc_rel = sqrt(precision_rel² + u_bias_rel²)
 //   U_rel = k · uc_rel (k = 2 in reports)
 // The absolute budget uses the same formulas with x_i − ref_i and u(ref_i).
+//
+// A measured value that is an interval between clocks of different hosts (an MPI job's ranks:
+// docs/multinode.md) carries one more component, Type B: each end's clock offset is known only
+// within a bound ±b, read as a uniform distribution, u = b/√3 per end (the ends combined in
+// quadrature are the replicate's clock_u). u(clock) = sqrt(mean(clock_u_i²)) joins u_c:
+//   uc = sqrt(sd² + u_bias² + u_clock²)   (relative: u_clock_rel = sqrt(mean((clock_u_i/x_i · 100)²))).
+// On one host clock_u is 0 and the budget is the one above.
 #pragma once
 
 #include <span>
@@ -21,6 +28,7 @@ struct Replicate {
   double measured = 0;
   double reference = 0;
   double reference_u = 0;  // standard uncertainty of the reference value (0 when unknown)
+  double clock_u = 0;      // Type-B standard uncertainty of `measured` from the hosts' clock offsets
 };
 
 struct UncertaintyBudget {
@@ -33,6 +41,7 @@ struct UncertaintyBudget {
   double rms_bias = 0;     // sqrt(mean((x_i − ref_i)²))
   double u_cref = 0;       // sqrt(mean(u(ref_i)²))
   double u_bias = 0;
+  double u_clock = 0;      // sqrt(mean(clock_u²)): cross-host clock alignment (Type B)
   double uc = 0;
   double U = 0;  // k = 2
   // Relative, in %.
@@ -41,6 +50,7 @@ struct UncertaintyBudget {
   double rms_bias_rel = 0;
   double u_cref_rel = 0;
   double u_bias_rel = 0;
+  double u_clock_rel = 0;
   double uc_rel = 0;
   double U_rel = 0;  // k = 2
 };
@@ -50,12 +60,16 @@ struct UncertaintyBudget {
 Result<UncertaintyBudget> uncertainty_budget(std::span<const Replicate> replicates);
 
 // The component that dominates u_c: "precision" (run-to-run scatter of the measured values),
-// "bias" (rms of the per-run bias) or "reference" (u of the reference values) — where to act to
-// reduce U (more replicates, calibration, more reference runs).
+// "bias" (rms of the per-run bias), "reference" (u of the reference values) or "clock" (the hosts'
+// clock offsets) — where to act to reduce U (more replicates, calibration, more reference runs,
+// a tighter clock synchronisation).
 const char* dominant_component(const UncertaintyBudget& b);
 
 // sqrt(a² + b²): combination of independent standard uncertainties.
 double combine(double a, double b);
+
+// Type-B standard uncertainty of a value known to lie within ± half_width, uniformly: half_width/√3.
+double uniform_type_b(double half_width);
 
 // Expanded uncertainty U = k · u_c.
 inline double expanded(double uc, int k) { return k * uc; }

@@ -157,7 +157,10 @@ trace::Trace merge_checked(std::vector<trace::Trace> ranks, const std::vector<st
       const int64_t gap = sat_sub(all[r].event.end_ns, all[s].event.begin_ns);  // must be > 0
       const int64_t bound = sat_add(all[r].half_width, all[s].half_width);
       rep.max_cross_rank_half_width_ns = std::max(rep.max_cross_rank_half_width_ns, bound);
-      if (gap < 0) (gap >= -bound ? rep.inversions_within_uncertainty : rep.inversions_beyond_uncertainty)++;
+      // A replayed job's MPI events are markers the replay passed (skipped calls), not operations
+      // that ran: they are matched, their times prove nothing (mpi/replay/rank_replay.h).
+      const bool ran = !((all[r].event.flags | all[s].event.flags) & trace::kEventSkipped);
+      if (gap < 0 && ran) (gap >= -bound ? rep.inversions_within_uncertainty : rep.inversions_beyond_uncertainty)++;
     }
     rep.sends_unmatched += sq.size();
   }
@@ -204,6 +207,9 @@ trace::Trace merge_checked(std::vector<trace::Trace> ranks, const std::vector<st
     nlohmann::json j = {{"rank", rc.rank}, {"host", rc.host}, {"pid", rc.pid}, {"merged_pid", rc.merged_pid},
                         {"trace", names[by_rank[rc.rank]]}, {"backend", src.backend}, {"kernel", src.kernel},
                         {"drift_ppm", rc.model.drift_ppm()}, {"drift_bound_ppm", rc.model.drift_bound_ppm()}};
+    auto pids = nlohmann::json::array();  // the rank's processes as merged (mpi/job_clocks.h)
+    for (int32_t p : process_ids[by_rank[rc.rank]]) pids.push_back(pid_map[by_rank[rc.rank]][p]);
+    j["pids"] = pids;
     for (const auto& [phase, est] : {std::pair{"init", rc.model.init()}, std::pair{"finalize", rc.model.finalize()}})
       if (est)
         j[phase] = {{"at_ns", est->at}, {"offset_ns", est->offset}, {"half_width_ns", est->half_width},

@@ -52,12 +52,23 @@ std::optional<LaunchEnv> detect_launch_env(const char* (*getenv_fn)(const char*)
 
 const char* flavor_name(MpiFlavor f) { return f == MpiFlavor::kOpenMpi ? "openmpi" : "mpich"; }
 
-std::string interposer_path(MpiFlavor flavor) {
-  if (const char* p = std::getenv("RASTRO_PMPI_LIB"); p && *p) return p;
+namespace {
+
+// A per-flavor library rastro builds into lib/ beside its executable, unless `env` names another.
+std::string flavor_library(const char* env, const std::string& stem, MpiFlavor flavor) {
+  if (const char* p = std::getenv(env); p && *p) return p;
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const std::string file = std::string("librastro_pmpi_") + flavor_name(flavor) + ".so";
+  const std::string file = stem + flavor_name(flavor) + ".so";
   return ec ? file : (exe.parent_path() / "lib" / file).string();
+}
+
+}  // namespace
+
+std::string interposer_path(MpiFlavor flavor) { return flavor_library("RASTRO_PMPI_LIB", "librastro_pmpi_", flavor); }
+
+std::string replay_shim_path(MpiFlavor flavor) {
+  return flavor_library("RASTRO_MPIREPLAY_LIB", "librastro_mpireplay_", flavor);
 }
 
 int64_t time_namespace_monotonic_offset() {

@@ -24,6 +24,9 @@ std::optional<LaunchEnv> detect_launch_env(const char* (*getenv_fn)(const char*)
 // The interposition library for a flavor: $RASTRO_PMPI_LIB when set, else the one built beside the
 // rastro executable (lib/librastro_pmpi_openmpi.so or lib/librastro_pmpi_mpich.so).
 std::string interposer_path(MpiFlavor flavor);
+// The replay shim for a flavor (`rastro replay --mpi`, mpi/shim/): $RASTRO_MPIREPLAY_LIB when set,
+// else lib/librastro_mpireplay_<flavor>.so beside the rastro executable.
+std::string replay_shim_path(MpiFlavor flavor);
 
 // The monotonic offset of this process's time namespace (/proc/self/timens_offsets), ns; 0 when none.
 int64_t time_namespace_monotonic_offset();

@@ -79,4 +79,10 @@ RankLog read_rank_log(const std::string& path) {
   return parse_rank_log(ss.str(), path);
 }
 
+nlohmann::json sync_rounds_json(const std::vector<SyncRound>& rounds) {
+  auto a = nlohmann::json::array();
+  for (const auto& r : rounds) a.push_back({r.sent, r.reference, r.received});
+  return a;
+}
+
 }  // namespace rastro::mpi

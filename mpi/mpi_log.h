@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace rastro::mpi {
 
 // One ping-pong round against rank 0 (Cristian): rank 0 read its clock (`reference`) at some
@@ -54,5 +56,8 @@ struct RankLog {
 // log cut short after a complete line is not an error (finalized stays false).
 RankLog read_rank_log(const std::string& path);
 RankLog parse_rank_log(const std::string& text, const std::string& name_for_errors);
+
+// Sync rounds as a trace header keeps them (header.extra.mpi.sync): [[sent, reference, received], ...].
+nlohmann::json sync_rounds_json(const std::vector<SyncRound>& rounds);
 
 }  // namespace rastro::mpi

@@ -12,12 +12,6 @@ namespace rastro::mpi {
 
 namespace {
 
-nlohmann::json rounds_json(const std::vector<SyncRound>& rounds) {
-  auto a = nlohmann::json::array();
-  for (const auto& r : rounds) a.push_back({r.sent, r.reference, r.received});
-  return a;
-}
-
 bool touches_log(const trace::Event& e, trace::StrId log_id) {
   if (log_id == trace::kNoStr) return false;
   for (int i = 0; i < e.nargs; ++i)
@@ -76,7 +70,7 @@ FoldReport fold_rank_log(trace::Trace& trace, const RankLog& log, const FoldOpti
       {"job", log.job},
       {"pid", log.pid},
       {"finalized", log.finalized},
-      {"sync", {{"init", rounds_json(log.init_sync)}, {"finalize", rounds_json(log.finalize_sync)}}},
+      {"sync", {{"init", sync_rounds_json(log.init_sync)}, {"finalize", sync_rounds_json(log.finalize_sync)}}},
       {"clock_shift_ns", options.clock_shift_ns},
       {"mpi_events", report.mpi_events},
       {"log_io_events_removed", report.log_io_events_removed},

@@ -117,6 +117,9 @@ std::vector<metrology::ExperimentResult> analysis_rows(const CampaignResults& c)
         if (m.extra.contains("recording_ns") && m.extra["recording_ns"].is_number())
           r.recording = m.extra["recording_ns"].get<double>() / kNsPerUs;
       }
+      // An interval between hosts' clocks (a multi-rank cell): its Type-B clock component.
+      if (m.extra.contains("clock_u_ns") && m.extra["clock_u_ns"].is_number())
+        r.clock_u = m.extra["clock_u_ns"].get<double>() / kNsPerUs;
       rows.push_back(std::move(r));
     }
   }
@@ -142,12 +145,13 @@ std::vector<calibration::CatalogueEntry> analyze_campaigns(const std::vector<Cam
 }
 
 std::string results_csv(const std::vector<CampaignResults>& campaigns) {
-  std::string out = "instrument,type,level,background,replicate,measured,reference,reference_u,application,recording\n";
+  std::string out =
+      "instrument,type,level,background,replicate,measured,reference,reference_u,application,recording,clock_u\n";
   for (const auto& c : campaigns)
     for (const auto& r : analysis_rows(c))
-      out += fmt::format("{},{},{},{},{},{:.17g},{},{:.17g},{},{}\n", csv_field(r.instrument), csv_field(r.type), r.level,
-                         r.background, r.replicate, r.measured, csv_number(r.reference), r.reference_u,
-                         csv_number(r.application), csv_number(r.recording));
+      out += fmt::format("{},{},{},{},{},{:.17g},{},{:.17g},{},{},{:.17g}\n", csv_field(r.instrument), csv_field(r.type),
+                         r.level, r.background, r.replicate, r.measured, csv_number(r.reference), r.reference_u,
+                         csv_number(r.application), csv_number(r.recording), r.clock_u);
   return out;
 }
 

@@ -90,6 +90,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       if (r == kStop) break;
       const Request& q = plan.requests[r];
       const trace::Event& e = plan.trace.events[q.event];
+      if (options.hooks) options.hooks->before_issue(r);
       int64_t ready = monotonic_ns();
       int64_t planned = ready;
       if (timed) {
@@ -101,6 +102,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       issue_request(setup.exec, e, q.action, q.path, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
       rec.planned_ns = planned;
       setup.replay_end[r] = rec.end_ns;
+      if (options.hooks) options.hooks->after_complete(r);
       while (!replayed.push(r)) CompletionFlag::cpu_relax();
     }
     std::lock_guard lock(merge_mu);

@@ -31,9 +31,21 @@ enum class EngineKind : uint8_t { kWorkers, kCoordinator };
 Result<EngineKind> parse_engine(std::string_view name);
 std::string_view engine_name(EngineKind k);
 
+// Synchronisation with replays outside this process (`rastro replay --mpi`: the other ranks of a
+// job, mpi/replay/). The replay thread of request r calls before_issue(r) once r's dependencies
+// completed, before its timing (returns whether it had to wait), and after_complete(r) once r
+// completed, before r's dependants may start.
+class RequestHooks {
+ public:
+  virtual ~RequestHooks() = default;
+  virtual bool before_issue(uint32_t request) = 0;
+  virtual void after_complete(uint32_t request) = 0;
+};
+
 struct EngineOptions {
   TimingSpec timing;
   bool realtime = false;  // SCHED_FIFO replay threads (warns if not permitted)
+  RequestHooks* hooks = nullptr;
 };
 
 struct EngineResult {

@@ -43,6 +43,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
         uint32_t d = plan.deps[q.deps_begin + i].request;
         if (d != r) waited |= done[d].wait();
       }
+      if (options.hooks) waited |= options.hooks->before_issue(r);
       waits += waited;
       const int64_t ready = ready_ns(waited, prev_end);
       int64_t planned = ready;
@@ -56,6 +57,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
       rec.planned_ns = planned;
       prev_end = rec.end_ns;
       setup.replay_end[r] = rec.end_ns;
+      if (options.hooks) options.hooks->after_complete(r);
       done[r].complete();
     }
     std::lock_guard lock(merge_mu);

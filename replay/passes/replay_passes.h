@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "replay/passes/cross_rank_order.h"
 #include "replay/passes/infer_order.h"
 #include "replay/passes/parse.h"
 #include "replay/passes/pass_manager.h"
@@ -21,6 +22,7 @@ inline PassManager AllReplayPasses() {
   pm.add(CreateResolvePathsPass());  // needs per-thread order (cwd changes in program order)
   pm.add(CreateResolveFdsPass());    // needs absolute paths (an fd's file is its open's path)
   pm.add(CreateInferOrderPass());    // needs fd lifetimes and paths
+  pm.add(CreateCrossRankOrderPass());  // a merged MPI job: keeps only what the clocks prove across ranks
   pm.add(CreatePlanPass());          // needs every dependency
   return pm;
 }

@@ -1,5 +1,6 @@
 #include "calibration/catalogue_entry.h"
 
+#include <cmath>
 #include <random>
 #include <tuple>
 
@@ -76,6 +77,25 @@ TEST(Catalogue, EntriesForEveryGroup) {
                         "shapiro_p"})
     EXPECT_TRUE(j[5].contains(k)) << k;
   EXPECT_EQ(j[0]["level"], 1);  // numeric labels stay numbers
+}
+
+TEST(Catalogue, ACrossHostIntervalCarriesItsClockComponent) {
+  // A multi-rank job's message latency, 3 replicates, each end on its own host: clock_u 3 µs.
+  std::vector<ExperimentResult> rows;
+  for (long rep = 1; rep <= 3; ++rep) {
+    rows.push_back({"reference", "RING", "4", "0", rep, 50, 50, 0, static_cast<size_t>(rep), {}, {}, 0});
+    rows.push_back({"ptrace", "RING", "4", "0", rep, 50.0 + static_cast<double>(rep), 50, 0, static_cast<size_t>(10 + rep),
+                    {}, {}, 3});
+  }
+  const auto es = analyze_results(rows);
+  const auto& e = find(es, "ptrace", "4", "0");
+  ASSERT_TRUE(e.budget);
+  EXPECT_DOUBLE_EQ(e.budget->u_clock, 3);
+  // sd of 51, 52, 53 = 1; rms bias = sqrt((1 + 4 + 9)/3); u_c adds the clock's 3 in quadrature.
+  EXPECT_NEAR(e.budget->uc, std::sqrt(1 + 14.0 / 3 + 9), 1e-9);
+  const auto j = to_json(e);
+  EXPECT_DOUBLE_EQ(j["u_clock"].get<double>(), 3);
+  EXPECT_TRUE(j.contains("u_clock_rel"));
 }
 
 TEST(Catalogue, NumbersMatchRComputedFromTheSameRows) {

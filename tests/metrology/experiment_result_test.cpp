@@ -47,6 +47,15 @@ TEST(ExperimentResultCsv, EmptyReferenceIsUnknownAndDecompositionColumnsAreOptio
   EXPECT_FALSE(plain[0].application.has_value());
 }
 
+TEST(ExperimentResultCsv, ClockUncertaintyOfCrossHostIntervalsIsAnOptionalColumn) {
+  const std::string h = "instrument,type,level,background,replicate,measured,reference,reference_u,clock_u";
+  auto r = parse_results_csv(h + "\nmpi,RING,4,0,1,50,48,0.5,2.5\nmpi,RING,4,0,2,51,48,0.5,\n", "r.csv");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_DOUBLE_EQ(r[0].clock_u, 2.5);
+  EXPECT_EQ(r[1].clock_u, 0);
+  expect_error(h + "\nmpi,RING,4,0,1,50,48,0.5,-1\n", "r.csv:2: clock_u is negative");
+}
+
 TEST(ExperimentResultCsv, BadInputNamesFileAndLine) {
   const std::string h = "instrument,type,level,background,replicate,measured,reference,reference_u\n";
   expect_error("instrument,type\n", "r.csv:1: header lacks column 'level'");

@@ -107,6 +107,22 @@ TEST(BiasSignificance, Rule) {
   EXPECT_FALSE(bias_significance(10.5, 10, 1, 4, 0.5).significant);
 }
 
+TEST(Uncertainty, ClockOffsetsOfACrossHostIntervalAreATypeBComponent) {
+  // Two replicates 10 and 12 against 10: sd = √2, rms bias = √2, u(C_ref) = 0. Their ends lie on
+  // two hosts whose offsets are known to ± 0.3·√3 and ± 0.4·√3: clock_u = 0.3, 0.4 (uniform: b/√3).
+  EXPECT_DOUBLE_EQ(uniform_type_b(0.3 * std::sqrt(3.0)), 0.3);
+  auto b = uncertainty_budget(std::vector<Replicate>{{10, 10, 0, 0.3}, {12, 10, 0, 0.4}}).value();
+  EXPECT_DOUBLE_EQ(b.u_clock, std::sqrt((0.09 + 0.16) / 2));
+  EXPECT_NEAR(b.uc, std::sqrt(2.0 + 2.0 + 0.125), 1e-12);
+  EXPECT_NEAR(b.u_clock_rel, std::sqrt((3.0 * 3.0 + (40.0 / 12) * (40.0 / 12)) / 2), 1e-12);
+  // The same replicates on one host: the budget without it.
+  auto one_host = uncertainty_budget(std::vector<Replicate>{{10, 10, 0}, {12, 10, 0}}).value();
+  EXPECT_NEAR(one_host.uc, 2.0, 1e-12);
+  EXPECT_EQ(one_host.u_clock, 0);
+  EXPECT_NEAR(b.uc_rel, std::hypot(one_host.uc_rel, b.u_clock_rel), 1e-12);
+  EXPECT_FALSE(uncertainty_budget(std::vector<Replicate>{{10, 10, 0, -1}, {12, 10, 0, 0}}).ok());
+}
+
 TEST(Uncertainty, DominantComponent) {
   UncertaintyBudget b;
   b.precision_rel = 3, b.rms_bias_rel = 2, b.u_cref_rel = 1;
@@ -115,6 +131,8 @@ TEST(Uncertainty, DominantComponent) {
   EXPECT_STREQ(dominant_component(b), "bias");
   b.u_cref_rel = 5;
   EXPECT_STREQ(dominant_component(b), "reference");
+  b.u_clock_rel = 6;
+  EXPECT_STREQ(dominant_component(b), "clock");
 }
 
 }  // namespace

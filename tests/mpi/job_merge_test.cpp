@@ -150,6 +150,24 @@ TEST(JobMerge, WithoutClockCorrectionTheSameJobWouldBeMisordered) {
   EXPECT_GT(rep.inversions_beyond_uncertainty, 0u);
 }
 
+TEST(JobMerge, AReplayedJobsMpiMarkersAreMatchedButNotChecked) {
+  // The same misordered job, its MPI events flagged as a replay's skipped markers: still matched,
+  // no longer counted as contradictions of the clocks (the replay did not run them).
+  Job j = ring_job();
+  for (size_t r = 1; r < 3; ++r)
+    for (auto* v : {&j.logs[r].init_sync, &j.logs[r].finalize_sync})
+      for (auto& s : *v) s.reference = s.sent + (s.received - s.sent) / 2;
+  auto ranks = j.folded();
+  for (auto& t : ranks)
+    for (auto& e : t.events)
+      if (e.nr < 0) e.flags |= trace::kEventSkipped;
+  MergeReport rep;
+  merge_ranks(std::move(ranks), j.names(), &rep);
+  EXPECT_EQ(rep.messages_matched, 3u);
+  EXPECT_EQ(rep.inversions_beyond_uncertainty, 0u);
+  EXPECT_EQ(rep.inversions_within_uncertainty, 0u);
+}
+
 void expect_merge_error(std::vector<trace::Trace> t, const std::vector<std::string>& names, const std::string& needle) {
   try {
     merge_ranks(std::move(t), names, nullptr);

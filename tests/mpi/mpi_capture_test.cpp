@@ -12,6 +12,7 @@
 
 #include "mpi/mpi_ops.h"
 #include "tests/cli/cli_test_util.h"
+#include "tests/mpi/mpi_job_util.h"
 #include "trace/io/trace_io.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -19,37 +20,7 @@ namespace rastro::mpi {
 namespace {
 
 using cli_test::sh;
-
-constexpr int kRanks = 4;
-constexpr int kRounds = 3;
-constexpr int64_t kStepSeconds = 1000;
-
-struct Flavor {
-  std::string name;
-  std::string app;
-  std::string launch;  // mpirun/mpiexec with the flags this test needs, up to the program
-};
-
-std::vector<Flavor> flavors() {
-  std::vector<Flavor> f;
-#ifdef MPI_APP_OPENMPI
-  f.push_back({"openmpi", MPI_APP_OPENMPI,
-               "mpirun.openmpi --oversubscribe --allow-run-as-root --mca btl self,vader -x RASTRO_TEST_CLOCK_STEP_S"});
-#endif
-#ifdef MPI_APP_MPICH
-  f.push_back({"mpich", MPI_APP_MPICH, "mpirun.mpich -genvlist RASTRO_TEST_CLOCK_STEP_S"});
-#endif
-  return f;
-}
-
-std::string scratch(const std::string& what) {
-  auto d = std::filesystem::temp_directory_path() / ("rastro-mpi-" + what + "-" + std::to_string(getpid()));
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d / "data");
-  return d.string();
-}
-
-bool can_unshare_time() { return sh("unshare --time --monotonic 5 true").status == 0; }
+using namespace testing;
 
 // What a captured job must show: per-rank traces, a merge that recovers each rank's injected clock
 // offset within its bound, matches every message and collective, and orders each message.

@@ -1,7 +1,10 @@
 // A small MPI application with file I/O, the object of the multi-node tests (docs/multinode.md):
-// each rank writes its own file, the ranks pass a token around a ring (blocking send/recv), rank 0
-// writes a shared file at each rank's offset in turn as the others tell it their byte counts
-// (nonblocking receives, any source), and barriers separate the phases.
+// each rank writes its own file (rank 0 many more blocks: the others wait for it at the barrier),
+// the ranks pass a token around a ring (blocking send/recv), each appending a block to its file
+// while it holds the token, rank 0 writes a shared file at each rank's offset in turn as the
+// others tell it their byte counts (nonblocking receives, any source), and barriers separate the
+// phases. A replay that ignored the messages would let the others' ring writes run ahead of rank
+// 0's first phase.
 // Usage: mpi_io_ranks DIR [ROUNDS]
 #include <fcntl.h>
 #include <mpi.h>
@@ -23,27 +26,30 @@ int main(int argc, char** argv) {
   snprintf(path, sizeof path, "%s/rank-%d.dat", dir, rank);
   int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
   if (fd < 0) MPI_Abort(MPI_COMM_WORLD, 2);
-  for (int i = 0; i < rounds; ++i)
+  const int blocks = rank == 0 ? rounds * 32 : rounds;
+  for (int i = 0; i < blocks; ++i)
     if (write(fd, block, sizeof block) != (ssize_t)sizeof block) MPI_Abort(MPI_COMM_WORLD, 3);
   fsync(fd);
-  close(fd);
   MPI_Barrier(MPI_COMM_WORLD);
 
   // Ring: rank r receives the token from r-1, then passes it to r+1; rank 0 starts and ends it.
   for (int i = 0; i < rounds; ++i) {
     int token = i;
     if (rank == 0) {
+      if (write(fd, block, sizeof block) != (ssize_t)sizeof block) MPI_Abort(MPI_COMM_WORLD, 3);
       MPI_Send(&token, 1, MPI_INT, 1 % size, 7, MPI_COMM_WORLD);
       MPI_Recv(&token, 1, MPI_INT, size - 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
       MPI_Recv(&token, 1, MPI_INT, rank - 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (write(fd, block, sizeof block) != (ssize_t)sizeof block) MPI_Abort(MPI_COMM_WORLD, 3);
       MPI_Send(&token, 1, MPI_INT, (rank + 1) % size, 7, MPI_COMM_WORLD);
     }
   }
+  close(fd);
 
   // Shared file: the others send their sizes, rank 0 writes each one's region when it hears.
   snprintf(path, sizeof path, "%s/shared.dat", dir);
-  long bytes = (long)rounds * (long)sizeof block;
+  long bytes = (long)(blocks + rounds) * (long)sizeof block;
   if (rank == 0) {
     int sfd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
     if (sfd < 0) MPI_Abort(MPI_COMM_WORLD, 4);

@@ -294,7 +294,7 @@ TEST(InferencePasses, PassManagerRefusesAPassWhoseInputIsNotProduced) {
   PassManager pm;
   EXPECT_THROW(pm.add(CreateInferOrderPass()), std::logic_error);
   EXPECT_EQ(AllReplayPasses().names(),
-            (std::vector<std::string>{"parse", "resolve_paths", "resolve_fds", "infer_order", "plan"}));
+            (std::vector<std::string>{"parse", "resolve_paths", "resolve_fds", "infer_order", "cross_rank_order", "plan"}));
 }
 
 // ---- random traces ------------------------------------------------------------------------
