@@ -3,10 +3,10 @@
 // Supported: the open family, read/pread/readv-as-read, write/pwrite (deterministic bytes of the
 // recorded size), lseek, close, fsync/fdatasync/syncfs/sync_file_range, the stat family, access,
 // mkdir/rmdir/unlink(at)/rename(at,2)/link/symlink/readlink, truncate/ftruncate, fallocate, the dup
-// family, fcntl (dup/getfl/setfl/getfd/setfd), getdents(64), chdir/fchdir, chmod/chown (inside the
+// family, fcntl (dup/getfl/setfl/getfd/setfd, record locks as OFD locks: lock_replay.h), getdents(64), chdir/fchdir, chmod/chown (inside the
 // root), utimensat/utime(s), xattrs, mknod of regular files, mmap/munmap/msync of files, pipes
 // (non-blocking, so a short pipe never hangs the replay), readahead/fadvise, sendfile/copy_file_range,
-// flock (non-blocking), and clone/fork/exec/exit as structure only (they change the fd tables and are
+// flock (blocking ones wait, bounded), and clone/fork/exec/exit as structure only (they change the fd tables and are
 // not executed). Everything else is skipped and counted by name; nothing aborts the replay.
 //
 // Used by both event-based engines and by the compiled replayer's generated code. run() dispatches
@@ -40,6 +40,7 @@ enum class SkipReason : uint8_t {
   kUnknownProcess,    // event of a pid the runtime was not seeded with
   kMemoryCall,        // the plan says: memory-mapping call, nothing to replay without the accesses
   kUnfinished,        // the plan says: the call never returned within the trace
+  kLockArgsNotRecorded,  // fcntl lock command whose struct flock the capture could not read
   kCount,
 };
 inline constexpr int kSkipReasons = static_cast<int>(SkipReason::kCount);
