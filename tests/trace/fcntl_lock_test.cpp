@@ -27,6 +27,16 @@ Event fcntl_event(StringTable& st, int64_t cmd) {
   return e;
 }
 
+// `e`'s argument text, after checking that it parses back to the same arguments.
+std::string round_trip(const Event& e, StringTable& st) {
+  const std::string text = format_args(e, st);
+  Event back;
+  back.nr = e.nr;
+  EXPECT_TRUE(parse_args(text, back, st).ok()) << text;
+  EXPECT_EQ(back, e) << text;
+  return text;
+}
+
 TEST(FcntlLock, TheSixCommandsOfTheCLibrary) {
   for (int c : {F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW}) EXPECT_TRUE(is_lock_command(c)) << c;
   for (int c : {F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_SETOWN, F_DUPFD_CLOEXEC, F_SETLEASE})
@@ -56,19 +66,9 @@ TEST(FcntlLock, SixArgumentFormRoundTripsThroughTheTextCodec) {
   EXPECT_EQ(f.whence, SEEK_SET);
   EXPECT_EQ(f.start, 1073741824);
   EXPECT_EQ(f.len, 1);
-  const std::string text = format_args(e, st);
-  EXPECT_EQ(text, "3</db>, F_SETLK, F_WRLCK, SEEK_SET, 1073741824, 1");
-  Event back;
-  back.nr = e.nr;
-  ASSERT_TRUE(parse_args(text, back, st).ok());
-  EXPECT_EQ(back, e);
+  EXPECT_EQ(round_trip(e, st), "3</db>, F_SETLK, F_WRLCK, SEEK_SET, 1073741824, 1");
   // The old form still prints and reads as before.
-  Event old = fcntl_event(st, F_SETLK);
-  EXPECT_EQ(format_args(old, st), "3</db>, F_SETLK, 2147291700");
-  Event old_back;
-  old_back.nr = old.nr;
-  ASSERT_TRUE(parse_args(format_args(old, st), old_back, st).ok());
-  EXPECT_EQ(old_back, old);
+  EXPECT_EQ(round_trip(fcntl_event(st, F_SETLK), st), "3</db>, F_SETLK, 2147291700");
 }
 
 TEST(FcntlLock, LockTypeNamesAndOtherCommandsKeepTheirForm) {
@@ -86,12 +86,7 @@ TEST(FcntlLock, LockTypeNamesAndOtherCommandsKeepTheirForm) {
   Event odd = fcntl_event(st, F_GETFL);
   odd.nargs = 6;
   for (size_t i = 2; i < 6; ++i) odd.args[i] = {ArgType::kInt, static_cast<int64_t>(i), kNoStr};
-  const std::string text = format_args(odd, st);
-  EXPECT_EQ(text, "fd:3</db>, fcntlcmd:F_GETFL, int:2, int:3, int:4, int:5");
-  Event back;
-  back.nr = odd.nr;
-  ASSERT_TRUE(parse_args(text, back, st).ok());
-  EXPECT_EQ(back, odd);
+  EXPECT_EQ(round_trip(odd, st), "fd:3</db>, fcntlcmd:F_GETFL, int:2, int:3, int:4, int:5");
   EXPECT_FALSE(is_lock_call(odd));
 }
 
