@@ -22,6 +22,8 @@ inline int64_t arg_value_from_register(trace::ArgType type, uint64_t raw) {
     case ArgType::kSignal:
     case ArgType::kUid:
       return static_cast<int32_t>(static_cast<uint32_t>(raw));
+    case ArgType::kLockType:  // a C short inside struct flock (backends read it from memory)
+      return static_cast<int16_t>(static_cast<uint16_t>(raw));
     case ArgType::kOpenFlags:
     case ArgType::kMode:
     case ArgType::kAtFlags:

@@ -11,6 +11,7 @@
 
 #include "capture/common/raw_arg.h"
 #include "capture/ebpf/fs_events.h"
+#include "trace/syscalls/fcntl_lock.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::capture::ebpf {
@@ -103,6 +104,11 @@ Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::S
       // The kernel replaced the pointer by the pair it points to (fd0 | fd1 << 32) on success.
       if (a.type == trace::ArgType::kFdPair && raw.ret >= 0) a.value = static_cast<int64_t>(raw.args[i]);
     }
+    // The kernel replaced a lock command's struct flock address by the struct's fields.
+    if ((raw.flags & FS_EV_LOCK_ARGS) && trace::is_lock_call(e))
+      trace::set_lock_fields(e, {arg_value_from_register(trace::ArgType::kLockType, raw.args[2]),
+                                 arg_value_from_register(trace::ArgType::kWhence, raw.args[3]),
+                                 static_cast<int64_t>(raw.args[4]), static_cast<int64_t>(raw.args[5])});
   }
 
   const char* data = reinterpret_cast<const char*>(record.data()) + sizeof raw;

@@ -302,6 +302,41 @@ static __noinline int read_file_path(struct fs_task *t, int k, struct file *f)
   return 0;
 }
 
+/* struct flock as x86_64 user space passes it to fcntl (uapi asm-generic/fcntl.h). */
+struct fs_user_flock {
+  __s16 l_type;
+  __s16 l_whence;
+  __s64 l_start;
+  __s64 l_len;
+  __s32 l_pid;
+};
+
+/* F_GETLK 5, F_SETLK 6, F_SETLKW 7, F_OFD_GETLK 36, F_OFD_SETLK 37, F_OFD_SETLKW 38. */
+static __always_inline int is_lock_cmd(__s32 cmd)
+{
+  return (cmd >= 5 && cmd <= 7) || (cmd >= 36 && cmd <= 38);
+}
+
+/* An fcntl lock command (FS_ROLE_LOCK): the struct flock's fields replace its address in
+ * args[2..5] (FS_EV_LOCK_ARGS). Read at entry, because F_GETLK writes its answer over the request;
+ * a struct not yet readable (page not resident) is read again at exit, except F_GETLK's. */
+static __noinline int read_flock(struct fs_task *t, int at_exit)
+{
+  struct fs_event *e = &t->ev;
+  struct fs_user_flock fl = {};
+  __s32 cmd = (__s32)e->args[1];
+
+  if (!is_lock_cmd(cmd) || (e->flags & FS_EV_LOCK_ARGS)) return 0;
+  if (at_exit && (cmd == 5 || cmd == 36)) return 0;
+  if (bpf_probe_read_user(&fl, sizeof(fl), (const void *)e->args[2])) return 0;
+  e->args[2] = (__u64)(__s64)fl.l_type;
+  e->args[3] = (__u64)(__s64)fl.l_whence;
+  e->args[4] = (__u64)fl.l_start;
+  e->args[5] = (__u64)fl.l_len;
+  e->flags |= FS_EV_LOCK_ARGS;
+  return 0;
+}
+
 static __always_inline void read_arg(struct fs_task *t, __u16 r, int k)
 {
   int role = FS_ROLE_ARG(r, k);
@@ -375,6 +410,7 @@ int BPF_PROG(fs_sys_enter, struct pt_regs *regs, long id)
     read_arg(t, r, 3);
     read_arg(t, r, 4);
   }
+  if (r & FS_ROLE_LOCK) read_flock(t, 0);
   t->inflight = 1;
   e->begin_ns = bpf_ktime_get_ns();  /* last: the hook's own work is not the call's duration */
   return 0;
@@ -405,6 +441,7 @@ int BPF_PROG(fs_sys_exit, struct pt_regs *regs, long ret)
     for (k = 0; k < 5; k++)
       if (e->pending & (1 << k)) read_user_path(t, k, e->args[k], 1);
   }
+  if (r & FS_ROLE_LOCK) read_flock(t, 1);
   if (ret >= 0 && (r & 0x0fff)) {
     for (k = 0; k < 4; k++) {
       if (FS_ROLE_ARG(r, k) == FS_ROLE_FDPAIR) {

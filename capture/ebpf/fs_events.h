@@ -27,6 +27,7 @@
 #define FS_ROLE_FD 2             /* fd whose path to resolve (AT_FDCWD and negatives skipped) */
 #define FS_ROLE_FDPAIR 3         /* int[2] written by the kernel: read at exit (pipe, socketpair) */
 #define FS_ROLE_ARG(r, k) (((r) >> (2 * (k))) & 3)
+#define FS_ROLE_LOCK 0x2000      /* fcntl: a lock command's struct flock is read (FS_EV_LOCK_ARGS) */
 #define FS_ROLE_EXEC 0x4000      /* execve/execveat: recorded from a pending (pre-exec) task */
 #define FS_ROLE_WANTED 0x8000    /* syscall selected by -e trace= */
 
@@ -42,6 +43,8 @@ enum fs_event_flags {
   FS_EV_UNFINISHED = 1 << 3,        /* the task exited inside the call (exit, exit_group, killed) */
   FS_EV_FDPATH_UNKNOWN = 1 << 4,    /* an fd argument was not open in the task's file table */
   FS_EV_URING = 1 << 5,             /* an io_uring request, not a syscall (see struct fs_event) */
+  FS_EV_LOCK_ARGS = 1 << 6,         /* fcntl lock command: args[2..5] hold the struct flock's
+                                     * l_type, l_whence, l_start, l_len instead of its address */
 };
 
 enum fs_task_state {

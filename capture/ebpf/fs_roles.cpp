@@ -3,6 +3,7 @@
 #include <linux/types.h>
 
 #include "capture/ebpf/fs_events.h"
+#include "trace/syscalls/fcntl_lock.h"
 
 namespace rastro::capture::ebpf {
 
@@ -37,6 +38,7 @@ std::array<uint16_t, kRoleSlots> build_roles(const trace::SyscallSet& selected) 
       for (int k = 0; k < info->nargs && k < 5; ++k)
         r = static_cast<uint16_t>(r | (role_of(info->args[static_cast<size_t>(k)]) << (2 * k)));
       if (info->proc == trace::ProcEffect::kExec) r |= FS_ROLE_EXEC;
+      if (trace::takes_lock_commands(info)) r |= FS_ROLE_LOCK;
     }
     roles[static_cast<size_t>(nr)] = r;
   }

@@ -40,6 +40,7 @@ class PtraceBackend final : public Backend {
                             {"tasks", c.tasks},
                             {"unfinished_calls", c.unfinished},
                             {"unreadable_strings", c.string_faults},
+                            {"unreadable_lock_structs", c.lock_faults},
                             {"fd_path_readlinks", c.fd_readlinks}};
     return status;
   }

@@ -20,6 +20,7 @@
 #include "capture/ptrace/seccomp_filter.h"
 #include "common/clock.h"
 #include "common/error.h"
+#include "trace/syscalls/fcntl_lock.h"
 
 namespace rastro::capture {
 
@@ -85,6 +86,18 @@ std::string PtraceTracer::read_string(pid_t tid, uint64_t addr) {
   return out;
 }
 
+void PtraceTracer::read_lock_fields(pid_t tid, uint64_t addr, trace::Event& e) {
+  // Read at entry: F_GETLK overwrites the struct with its answer, the request is what replays.
+  struct flock fl{};
+  iovec local{&fl, sizeof fl};
+  iovec remote{reinterpret_cast<void*>(addr), sizeof fl};
+  if (::process_vm_readv(tid, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(sizeof fl)) {
+    ++counters_.lock_faults;  // a bad pointer: the call fails with EFAULT; 3 arguments stay
+    return;
+  }
+  trace::set_lock_fields(e, {fl.l_type, fl.l_whence, fl.l_start, fl.l_len});
+}
+
 void PtraceTracer::resume(pid_t tid, const Task& t, int sig) {
   long req = (t.in_syscall || !seccomp_mode_) ? PTRACE_SYSCALL : PTRACE_CONT;
   ::ptrace(static_cast<__ptrace_request>(req), tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));
@@ -129,6 +142,7 @@ void PtraceTracer::on_entry(pid_t tid, Task& t, int nr, const uint64_t* args, in
         a.str = fds_.lookup(t.tgid, tid, static_cast<int>(a.value));
       }
     }
+    if (trace::is_lock_call(e)) read_lock_fields(tid, args[2], e);
   }
   if (nr == kNrExit || nr == kNrExitGroup) {
     // No exit stop will come: the event is complete at entry (strace prints "= ?").

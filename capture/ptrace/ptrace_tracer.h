@@ -7,7 +7,8 @@
 //    PTRACE_SYSCALL only for that one call's exit stop; untraced calls never stop;
 //  - attached pids (-p) cannot get a filter: every syscall stops (PTRACE_SYSCALL), unselected
 //    ones are skipped in user space.
-// Entry and exit are read with PTRACE_GET_SYSCALL_INFO; path strings with process_vm_readv.
+// Entry and exit are read with PTRACE_GET_SYSCALL_INFO; path strings and fcntl's struct flock
+// with process_vm_readv.
 // begin/end are CLOCK_MONOTONIC read right after waitpid returns each stop, so they include the
 // tracer's wake-up latency (like strace's; it is the price of this instrument).
 #pragma once
@@ -31,6 +32,7 @@ struct PtraceCounters {
   uint64_t tasks = 0;
   uint64_t unfinished = 0;   // tasks that died inside a syscall (killed by a signal)
   uint64_t string_faults = 0;  // path strings that could not be read (bad pointer)
+  uint64_t lock_faults = 0;    // fcntl lock structs that could not be read (kept as 3 arguments)
   uint64_t fd_readlinks = 0;
 };
 
@@ -61,6 +63,8 @@ class PtraceTracer {
   void on_task_gone(pid_t tid, int64_t now);
   void emit(Task& t);
   std::string read_string(pid_t tid, uint64_t addr);
+  // The struct flock of an fcntl lock command, into the 6-argument form (fcntl_lock.h).
+  void read_lock_fields(pid_t tid, uint64_t addr, trace::Event& e);
   void resume(pid_t tid, const Task& t, int sig);
 
   const CaptureOptions& options_;

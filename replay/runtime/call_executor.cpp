@@ -36,6 +36,7 @@ const char* skip_reason_name(SkipReason r) {
     case SkipReason::kUnknownProcess: return "unknown_process";
     case SkipReason::kMemoryCall: return "memory_call";
     case SkipReason::kUnfinished: return "unfinished";
+    case SkipReason::kLockArgsNotRecorded: return "lock_args_not_recorded";
     case SkipReason::kCount: break;
   }
   return "?";

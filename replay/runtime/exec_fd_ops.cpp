@@ -1,4 +1,4 @@
-// Replays the dup family, fcntl, flock, pipes and socket pairs (the table's Family::kFdOps rows): one case per syscall the replayers issue;
+// Replays the dup family, fcntl (record locks: lock_replay.h), flock, pipes and socket pairs (the table's Family::kFdOps rows): one case per syscall the replayers issue;
 // a row of this family with no case here is counted as unsupported.
 #include "replay/runtime/call_ops.h"
 
@@ -18,6 +18,8 @@
 #include <cerrno>
 
 #include "replay/runtime/forced_nonblock.h"
+#include "replay/runtime/lock_replay.h"
+#include "trace/syscalls/fcntl_lock.h"
 
 namespace rastro::replay {
 
@@ -38,9 +40,14 @@ int64_t CallOps::fd_ops() {
       return r < 0 ? r : c.a(1);
     }
     case SYS_fcntl: {
+      int cmd = static_cast<int>(c.a(1));
+      if (trace::is_lock_command(cmd) && !trace::has_lock_fields(e)) {
+        c.skip = SkipReason::kLockArgsNotRecorded;  // only the struct's address was captured
+        return e.rvalue;
+      }
       int fd = fd_arg(0);
       if (fd < 0) return e.rvalue;
-      int cmd = static_cast<int>(c.a(1));
+      if (trace::is_lock_command(cmd)) return replay_fcntl_lock(fd, cmd, trace::lock_fields(e), e.rvalue);
       switch (cmd) {
         case F_DUPFD:
         case F_DUPFD_CLOEXEC:
@@ -61,8 +68,8 @@ int64_t CallOps::fd_ops() {
     case SYS_flock: {
       int fd = fd_arg(0);
       if (fd < 0) return e.rvalue;
-      // Non-blocking: a lock the replay cannot take must not hang it (it shows as a mismatch).
-      return sysret(::flock(fd, static_cast<int>(c.a(1)) | LOCK_NB));
+      // A blocking flock waits, bounded: a lock the replay cannot take must not hang it.
+      return replay_flock(fd, static_cast<int>(c.a(1)), e.rvalue);
     }
     case SYS_pipe:
     case SYS_pipe2:

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "capture/ebpf/fs_events.h"
+#include "trace/syscalls/fcntl_lock.h"
 
 namespace rastro::capture::ebpf {
 namespace {
@@ -196,6 +197,42 @@ TEST(EbpfFsEventDecoder, PipeFdPairOnlyOnSuccess) {
   auto e2 = decode_fs_event(rec2, strings, st);
   ASSERT_TRUE(e2.ok());
   EXPECT_EQ(e2->args[0].value, 0);
+}
+
+TEST(EbpfFsEventDecoder, FcntlLockStructFieldsBecomeTheLockForm) {
+  trace::StringTable strings;
+  DecodeState st;
+  RecordBuilder lock(72, -11);  // fcntl(3, F_SETLK, {F_WRLCK, SEEK_END, -96, 96}) = -EAGAIN
+  lock.arg(0, 3).arg(1, 6).arg(2, 1).arg(3, 2).arg(4, static_cast<uint64_t>(-96)).arg(5, 96);
+  lock.ev.flags = FS_EV_LOCK_ARGS;
+  auto rec = lock.bytes();
+  auto e = decode_fs_event(rec, strings, st);
+  ASSERT_TRUE(e.ok()) << e.error();
+  ASSERT_TRUE(trace::has_lock_fields(*e));
+  const trace::LockFields f = trace::lock_fields(*e);
+  EXPECT_EQ(f.type, 1);     // F_WRLCK
+  EXPECT_EQ(f.whence, 2);   // SEEK_END
+  EXPECT_EQ(f.start, -96);
+  EXPECT_EQ(f.len, 96);
+  EXPECT_EQ(e->rvalue, -11);
+  // The kernel could not read the struct: the address stays, 3 arguments.
+  RecordBuilder unread(72, 0);
+  unread.arg(0, 3).arg(1, 7).arg(2, 0x7ffd0000);
+  auto rec2 = unread.bytes();
+  auto e2 = decode_fs_event(rec2, strings, st);
+  ASSERT_TRUE(e2.ok());
+  EXPECT_EQ(e2->nargs, 3);
+  EXPECT_TRUE(trace::is_lock_call(*e2));
+  EXPECT_FALSE(trace::has_lock_fields(*e2));
+  // Not a lock command: the flag cannot turn F_SETFL's argument into a struct.
+  RecordBuilder setfl(72, 0);
+  setfl.arg(0, 3).arg(1, 4).arg(2, 04000);
+  setfl.ev.flags = FS_EV_LOCK_ARGS;
+  auto rec3 = setfl.bytes();
+  auto e3 = decode_fs_event(rec3, strings, st);
+  ASSERT_TRUE(e3.ok());
+  EXPECT_EQ(e3->nargs, 3);
+  EXPECT_EQ(e3->args[2].value, 04000);
 }
 
 TEST(EbpfFsEventDecoder, UnknownSyscallKeepsRawRegistersAndName) {

@@ -28,6 +28,8 @@ TEST(EbpfFsRoles, FsSetMarksPathsFdsPairsAndExec) {
   EXPECT_EQ(FS_ROLE_ARG(roles[22], 0), FS_ROLE_FDPAIR);
   EXPECT_EQ(FS_ROLE_ARG(roles[53], 3), FS_ROLE_FDPAIR);
   EXPECT_TRUE(roles[59] & FS_ROLE_EXEC);
+  EXPECT_TRUE(roles[72] & FS_ROLE_LOCK);  // fcntl: lock commands' struct flock is read
+  EXPECT_FALSE(roles[73] & FS_ROLE_LOCK);  // flock takes no struct
   EXPECT_FALSE(roles[257] & FS_ROLE_EXEC);
   EXPECT_EQ(roles[39], 0);  // getpid: not selected
 }

@@ -15,6 +15,7 @@
 
 #include "trace/formats/text/text_format.h"
 #include "trace/io/trace_io.h"
+#include "trace/syscalls/fcntl_lock.h"
 #include "trace/syscalls/flag_names.h"
 
 namespace rastro::trace {
@@ -114,6 +115,80 @@ TEST(StraceImport, ErrnoReturnsDecoded) {
     }
   }
   EXPECT_TRUE(seen);
+}
+
+// fcntl lock commands: strace's struct flock becomes the 6-argument lock form (fcntl_lock.h), each
+// field equal to what a regex reads from the log line; flock's operation is its LOCK_* bits.
+// sqlite3.log is sqlite's own locking; locks.log is tests/capture/lock_workload.cpp (two
+// processes, every command, contended attempts, F_GETLK's answer with l_pid).
+// "PID TIME call(a, b <unfinished ...>" + "PID TIME <... call resumed>c) = R": one line per call.
+std::string join_resumed_lines(const std::string& text) {
+  std::map<std::string, std::string> open;
+  std::istringstream in(text);
+  std::string out, line;
+  while (std::getline(in, line)) {
+    const std::string pid = line.substr(0, line.find(' '));
+    if (size_t u = line.find(" <unfinished ...>"); u != std::string::npos) {
+      open[pid] = line.substr(0, u);
+    } else if (size_t r = line.find(" resumed>"); r != std::string::npos && open.count(pid)) {
+      out += open[pid] + line.substr(r + 9) + "\n";
+      open.erase(pid);
+    } else {
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+TEST(StraceImport, FcntlLockStructsBecomeTheLockForm) {
+  for (const char* name : {"sqlite3.log", "locks.log"}) {
+    SCOPED_TRACE(name);
+    const std::string text = join_resumed_lines(slurp(fixture(name)));
+    static const std::regex lock_re(
+        R"(fcntl\(\d+<[^>]*>, (F_[A-Z_]+), \{l_type=(F_[A-Z]+), l_whence=(SEEK_[A-Z]+), l_start=(-?\d+), l_len=(-?\d+)(?:, l_pid=\d+)?\}\) += (-1 E[A-Z]+|\d+))");
+    static const std::regex flock_re(R"(flock\(\d+<[^>]*>, ([A-Z_|]+)\) += (-1 E[A-Z]+|\d+))");
+    struct Want {
+      int64_t cmd, type, whence, start, len, rvalue;
+    };
+    std::vector<Want> want;
+    std::vector<std::pair<int64_t, int64_t>> want_flock;
+    auto rv = [](const std::string& r) { return r[0] == '-' ? -static_cast<int64_t>(*errno_number(r.substr(3))) : std::stoll(r); };
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), lock_re); it != std::sregex_iterator(); ++it)
+      want.push_back({*constant_value((*it)[1].str()), *constant_value((*it)[2].str()), *constant_value((*it)[3].str()),
+                      std::stoll((*it)[4]), std::stoll((*it)[5]), rv((*it)[6])});
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), flock_re); it != std::sregex_iterator(); ++it)
+      want_flock.push_back({*parse_flags(ArgType::kInt, (*it)[1].str()), rv((*it)[2])});
+    ASSERT_GT(want.size(), 10u);
+    const Imported im = import_file(name);
+    EXPECT_EQ(im.report.problems_total, 0u) << (im.report.problems.empty() ? "" : im.report.problems[0]);
+    size_t k = 0, kf = 0;
+    for (const auto& e : im.trace.events) {
+      if (function_name(e, im.trace.strings) == "flock") {
+        ASSERT_LT(kf, want_flock.size());
+        EXPECT_EQ(e.arg(1).value, want_flock[kf].first);
+        EXPECT_EQ(e.rvalue, want_flock[kf++].second);
+      }
+      if (!is_lock_call(e)) continue;
+      ASSERT_LT(k, want.size());
+      const Want& w = want[k++];
+      ASSERT_TRUE(has_lock_fields(e)) << "event " << e.seq;
+      const LockFields f = lock_fields(e);
+      EXPECT_EQ(e.arg(1).value, w.cmd);
+      EXPECT_EQ(f.type, w.type);
+      EXPECT_EQ(f.whence, w.whence);
+      EXPECT_EQ(f.start, w.start);
+      EXPECT_EQ(f.len, w.len);
+      EXPECT_EQ(e.rvalue, w.rvalue);
+    }
+    EXPECT_EQ(k, want.size());
+    EXPECT_EQ(kf, want_flock.size());
+  }
+  // A struct strace could not read (it prints the address) leaves the 3-argument form.
+  const Imported bad = import_text("100 1.000000 fcntl(3</db>, F_SETLK, 0x7ffd0000) = -1 EFAULT (Bad address)\n");
+  ASSERT_EQ(bad.trace.events.size(), 1u);
+  EXPECT_EQ(bad.trace.events[0].nargs, 3);
+  EXPECT_TRUE(is_lock_call(bad.trace.events[0]));
+  EXPECT_FALSE(has_lock_fields(bad.trace.events[0]));
 }
 
 // Every <unfinished ...>/<... resumed> pair is one event: begin = the unfinished line's time,

@@ -18,7 +18,8 @@ std::string_view arg_type_name(ArgType t) {
       "none",  "int",    "fd",     "dirfd",     "path",     "flags",        "mode",
       "offset", "count", "whence", "at_flags",  "buf",      "ptr",          "str",
       "fcntl_cmd", "clone_flags", "prot", "map_flags", "rename_flags", "signal", "fd_pair",
-      "xattr_flags", "msync_flags", "falloc_mode", "access_mode", "uid", "time"};
+      "xattr_flags", "msync_flags", "falloc_mode", "access_mode", "uid", "time",
+      "lock_type"};
   auto i = static_cast<size_t>(t);
   return i < kNames.size() ? kNames[i] : std::string_view("unknown");
 }

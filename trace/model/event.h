@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace rastro::trace {
@@ -43,7 +44,8 @@ enum class ArgType : uint8_t {
   kAccessMode = 24,  // F_OK/R_OK/W_OK/X_OK
   kUid = 25,
   kTime = 26,      // utimensat times pointer (recorded as 0 = NULL, 1 = given)
-  kLast = kTime,
+  kLockType = 27,  // struct flock's l_type: F_RDLCK 0, F_WRLCK 1, F_UNLCK 2 (fcntl lock commands)
+  kLast = kLockType,
 };
 
 struct Arg {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/at_fdcwd.h"
+#include "trace/syscalls/fcntl_lock.h"
 #include "trace/syscalls/flag_names.h"
 
 namespace rastro::trace {
@@ -15,7 +16,7 @@ constexpr std::string_view kTypeNames[] = {
     "none",  "int",   "fd",       "dirfd",      "path",        "openflags", "mode",
     "offset", "count", "whence",  "atflags",    "buf",         "ptr",       "str",
     "fcntlcmd", "cloneflags", "prot", "mapflags", "renameflags", "signal", "fdpair",
-    "xattrflags", "msyncflags", "fallocmode", "accessmode", "uid", "time",
+    "xattrflags", "msyncflags", "fallocmode", "accessmode", "uid", "time", "locktype",
 };
 static_assert(std::size(kTypeNames) == static_cast<size_t>(ArgType::kLast) + 1);
 
@@ -421,10 +422,11 @@ std::vector<std::string_view> split_args(std::string_view text) {
 }
 
 void append_args(std::string& out, const Event& e, const StringTable& strings) {
-  const SyscallInfo* info = syscall_by_nr(e.nr);
-  bool match = info && e.nargs == info->nargs;
-  for (int i = 0; match && i < e.nargs; ++i) match = e.args[static_cast<size_t>(i)].type == info->args[static_cast<size_t>(i)];
-  bool tag_all = info && !match && e.nargs == info->nargs;
+  // The table's row, or fcntl's lock signature for a 6-argument fcntl (fcntl_lock.h).
+  const auto* sig = signature_for(syscall_by_nr(e.nr), e.nargs);
+  bool match = sig != nullptr;
+  for (int i = 0; match && i < e.nargs; ++i) match = e.args[static_cast<size_t>(i)].type == (*sig)[static_cast<size_t>(i)];
+  bool tag_all = sig && !match;
   for (int i = 0; i < e.nargs && i < kMaxArgs; ++i) {
     if (i) out += ", ";
     const Arg& a = e.args[static_cast<size_t>(i)];
@@ -464,13 +466,12 @@ Result<bool> parse_args(std::string_view text, Event& e, StringTable& strings) {
       }
     }
   }
-  const SyscallInfo* info = syscall_by_nr(e.nr);
-  bool use_table = info && !any_tag && items.size() == info->nargs;
+  const auto* sig = any_tag ? nullptr : signature_for(syscall_by_nr(e.nr), static_cast<int>(items.size()));
   e.nargs = static_cast<uint8_t>(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     ArgType ty;
-    if (use_table)
-      ty = info->args[i];
+    if (sig)
+      ty = (*sig)[i];
     else if (parsed[i].tag)
       ty = *parsed[i].tag;
     else

@@ -10,6 +10,7 @@
 //   kMapFlags  MAP_PRIVATE|MAP_ANONYMOUS   kAtFlags AT_SYMLINK_NOFOLLOW    kAccessMode F_OK|R_OK
 //   kPtr       NULL  0x7f0000001000        kBuf     ...  (contents are never recorded; v == 0)
 //   kTime      NULL  [...] (given)         kFdPair  [3, 4]
+//   kLockType  F_RDLCK  F_WRLCK  F_UNLCK
 //   others     decimal
 // Bits without a name print as hex and parse back. A string attached to a type that normally
 // has none prints as a `<s>` suffix (like strace -y); inside `<>` the characters `<>\` are
@@ -17,7 +18,8 @@
 // (type, value, string) the text parses back to exactly the same Arg.
 //
 // Argument lists (format_args/parse_args): "3</x>, ..., 4096". When the types are not the
-// syscall table's signature (unknown syscalls, or a signature that does not match), an argument
+// syscall table's signature (unknown syscalls, or a signature that does not match; a 6-argument
+// fcntl is matched against the lock signature of trace/syscalls/fcntl_lock.h), an argument
 // whose type cannot be inferred from its text carries a `type:` tag, e.g. `fd:3`, `path:"x"`.
 // Untagged text infers kStr for a quoted string and kInt for a number.
 //

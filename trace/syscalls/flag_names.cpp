@@ -57,6 +57,8 @@ constexpr Named kFcntlCmds[] = {
     {1033, "F_ADD_SEALS"}, {1034, "F_GET_SEALS"},
 };
 
+constexpr Named kLockTypes[] = {{0, "F_RDLCK"}, {1, "F_WRLCK"}, {2, "F_UNLCK"}};
+
 constexpr Named kCloneBits[] = {
     {0x100, "CLONE_VM"},
     {0x200, "CLONE_FS"},
@@ -231,6 +233,7 @@ const NameIndex& all_names() {
     i->add(kAtFlags);
     i->add(kAtAliases);
     i->add(kFcntlCmds);
+    i->add(kLockTypes);
     i->add(kCloneBits);
     i->add(kProtBits);
     i->add({{{0, "PROT_NONE"}}});
@@ -291,6 +294,7 @@ bool has_flag_names(ArgType type) {
     case ArgType::kMsyncFlags:
     case ArgType::kFallocMode:
     case ArgType::kAccessMode:
+    case ArgType::kLockType:
       return true;
     default:
       return false;
@@ -329,6 +333,8 @@ void append_flags(std::string& out, ArgType type, int64_t value) {
       return append_bitset(out, kAtFlags, value);
     case ArgType::kFcntlCmd:
       return append_enum(out, kFcntlCmds, value);
+    case ArgType::kLockType:
+      return append_enum(out, kLockTypes, value);
     case ArgType::kCloneFlags: {
       uint64_t rest = static_cast<uint64_t>(value);
       int sig = static_cast<int>(rest & kCloneSignalMask);

@@ -4,6 +4,7 @@
 
 #include "common/at_fdcwd.h"
 #include "trace/syscalls/arg_format.h"
+#include "trace/syscalls/fcntl_lock.h"
 #include "trace/syscalls/flag_names.h"
 
 namespace rastro::trace::strace {
@@ -68,6 +69,31 @@ bool clone3_flags(std::string_view t, int64_t* flags) {
   if (!v) return false;
   *flags = *v;
   return true;
+}
+
+// fcntl's struct flock: "{l_type=F_WRLCK, l_whence=SEEK_SET, l_start=1073741824, l_len=1}".
+// F_GETLK shows what the kernel wrote back, with ", l_pid=N"; "{...} => {...}" (both the request
+// and the answer) keeps the request. False when the text is no such struct (an address strace
+// could not read).
+bool decode_flock(std::string_view t, LockFields* f) {
+  if (size_t arrow = t.find(" => "); arrow != std::string_view::npos) t = t.substr(0, arrow);
+  t = trim(t);
+  if (t.size() < 2 || t.front() != '{' || t.back() != '}') return false;
+  int seen = 0;
+  for (std::string_view item : split_args(t.substr(1, t.size() - 2))) {
+    std::string_view key;
+    std::string_view v = strip_comment(trim(value_of(item, &key)));
+    ArgType type = key == "l_type" ? ArgType::kLockType : key == "l_whence" ? ArgType::kWhence : ArgType::kOffset;
+    int64_t* slot = key == "l_type" ? &f->type : key == "l_whence" ? &f->whence : key == "l_start" ? &f->start
+                  : key == "l_len" ? &f->len : nullptr;
+    if (slot == nullptr) continue;  // l_pid
+    auto n = parse_c_integer(v);
+    if (!n) n = parse_flags(type, v);
+    if (!n) return false;
+    *slot = *n;
+    ++seen;
+  }
+  return seen == 4;
 }
 
 struct Decoder {
@@ -242,7 +268,19 @@ void DecodeStraceArgs(const SyscallInfo* info, std::string_view text, Event& e,
     return;
   }
   if (info->proc == ProcEffect::kClone3 && !items.empty()) out.has_clone_flags = clone3_flags(items[0], &out.clone_flags);
-  for (size_t i = 0; i < info->nargs && i < items.size(); ++i) e.args[i] = d.decode(info->args[i], items[i]);
+  const bool struct_arg = takes_lock_commands(info) && items.size() == 3 && items[2].starts_with("{");
+  for (size_t i = 0; i < info->nargs && i < items.size(); ++i) {
+    if (struct_arg && i == 2) break;  // decoded below
+    e.args[i] = d.decode(info->args[i], items[i]);
+  }
+  if (!struct_arg) return;
+  LockFields f;
+  if (!is_lock_command(e.args[1].value))
+    e.args[2] = d.decode(info->args[2], items[2]);  // F_SETOWN_EX & co.: not recorded
+  else if (decode_flock(items[2], &f))
+    set_lock_fields(e, f);  // the 6-argument lock form (fcntl_lock.h)
+  else
+    ++out.bad;  // a lock struct we cannot read: the 3-argument form, address unknown (0)
 }
 
 }  // namespace rastro::trace::strace

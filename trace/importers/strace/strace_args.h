@@ -4,6 +4,8 @@
 //   clone(child_stack=NULL, flags=CLONE_VM|...|SIGCHLD, child_tidptr=0x...)  (named, reordered)
 //   clone3({flags=CLONE_VM|..., ...} => {parent_tid=[9028]}, 88) -> kBuf 0, kCount 88 (+ flags)
 //   openat(AT_FDCWD, "/x", O_RDONLY)            -> the missing mode is 0
+//   fcntl(3</db>, F_SETLK, {l_type=F_WRLCK, l_whence=SEEK_SET, l_start=0, l_len=1})
+//                                                -> the 6-argument lock form (fcntl_lock.h)
 // Unknown syscalls keep up to 6 arguments: quoted text as kStr, numbers and known constant
 // names as kInt, anything else (structs, arrays) as kStr holding strace's text.
 #pragma once
