@@ -31,9 +31,8 @@ const char* skip_reason_name(SkipReason r) {
     case SkipReason::kSpecialPath: return "special_path";
     case SkipReason::kBadPath: return "bad_path";
     case SkipReason::kDeviceNode: return "device_node";
-    case SkipReason::kNotFileMapping: return "not_a_file_mapping";
+    case SkipReason::kUnknownMapping: return "mapping_not_in_trace";
     case SkipReason::kUnknownProcess: return "unknown_process";
-    case SkipReason::kMemoryCall: return "memory_call";
     case SkipReason::kUnfinished: return "unfinished";
     case SkipReason::kCount: break;
   }
@@ -93,6 +92,7 @@ bool rvalue_mismatch(const trace::Event& traced, int64_t replay_rvalue) {
 int64_t CallExecutor::run(CallCtx& c) const {
   const trace::SyscallInfo* info = trace::syscall_by_nr(c.e.nr);
   CallOps ops(c, sandbox_, procs_, strings_, info ? info->name : trace::function_name(c.e, strings_));
+  if (c.e.flags & trace::kEventPageFault) return ops.page_fault();
   if (!info) return ops.unsupported();
   switch (info->family) {
     case trace::Family::kOpenClose: return ops.open_close();
@@ -144,8 +144,7 @@ CallOutcome CallExecutor::execute(const trace::Event& e, ProcessState* proc, Thr
   if (rvalue_mismatch(e, out.rvalue)) {
     out.flags |= trace::kEventMismatch;
     ++scratch.stats.mismatched;
-    const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
-    ++scratch.stats.mismatched_by_call[std::string(info ? info->name : "?")];
+    ++scratch.stats.mismatched_by_call[std::string(trace::function_name(e, strings_))];
   }
   return out;
 }

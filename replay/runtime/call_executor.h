@@ -4,7 +4,8 @@
 // recorded size), lseek, close, fsync/fdatasync/syncfs/sync_file_range, the stat family, access,
 // mkdir/rmdir/unlink(at)/rename(at,2)/link/symlink/readlink, truncate/ftruncate, fallocate, the dup
 // family, fcntl (dup/getfl/setfl/getfd/setfd), getdents(64), chdir/fchdir, chmod/chown (inside the
-// root), utimensat/utime(s), xattrs, mknod of regular files, mmap/munmap/msync of files, pipes
+// root), utimensat/utime(s), xattrs, mknod of regular files, the mmap family (mapping_table.h) and
+// page faults (touches of the replay mapping), pipes
 // (non-blocking, so a short pipe never hangs the replay), readahead/fadvise, sendfile/copy_file_range,
 // flock (non-blocking), and clone/fork/exec/exit as structure only (they change the fd tables and are
 // not executed). Everything else is skipped and counted by name; nothing aborts the replay.
@@ -36,9 +37,9 @@ enum class SkipReason : uint8_t {
   kSpecialPath,       // /dev (except /dev/null), /proc, /sys
   kBadPath,           // empty path or NUL byte: corrupt trace
   kDeviceNode,        // mknod of a character/block device
-  kNotFileMapping,    // anonymous mmap or munmap/msync of an unknown mapping
+  kUnknownMapping,    // munmap/mprotect/msync/madvise/mremap/page fault of a range no traced mmap
+                      // of this process mapped (made by execve, before the capture, or in a parent)
   kUnknownProcess,    // event of a pid the runtime was not seeded with
-  kMemoryCall,        // the plan says: memory-mapping call, nothing to replay without the accesses
   kUnfinished,        // the plan says: the call never returned within the trace
   kCount,
 };
