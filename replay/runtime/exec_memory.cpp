@@ -35,7 +35,16 @@ uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
 
 int64_t CallOps::memory() {
   MappingTable& maps = c.proc.maps;
-  uint64_t covered = 0;
+  // mprotect, msync, madvise: `call(address, length, arg)` on each replay piece of the range.
+  auto on_pieces = [&](int (*call)(void*, size_t, int), int arg) -> int64_t {
+    uint64_t covered = 0;
+    const int64_t r = maps.apply(u(c.a(0)), u(c.a(1)), [&](uint64_t a, uint64_t n) {
+      return sysret(call(reinterpret_cast<void*>(a), n, arg));
+    }, &covered);
+    if (covered > 0) return r;
+    c.skip = SkipReason::kUnknownMapping;
+    return e.rvalue;
+  };
   switch (e.nr) {
     case SYS_mmap: {
       const int flags = static_cast<int>(c.a(3)) & ~(MAP_FIXED | MAP_FIXED_NOREPLACE);
@@ -56,31 +65,13 @@ int64_t CallOps::memory() {
     case SYS_munmap:
       if (maps.remove(u(c.a(0)), u(c.a(1))) == 0) break;
       return 0;
-    case SYS_mprotect: {
-      const int prot = static_cast<int>(c.a(2)) & ~PROT_EXEC;
-      const int64_t r = maps.apply(u(c.a(0)), u(c.a(1)), [&](uint64_t a, uint64_t n) {
-        return sysret(::mprotect(reinterpret_cast<void*>(a), n, prot));
-      }, &covered);
-      if (covered == 0) break;
-      return r;
-    }
-    case SYS_msync: {
-      const int how = static_cast<int>(c.a(2));
-      const int64_t r = maps.apply(u(c.a(0)), u(c.a(1)), [&](uint64_t a, uint64_t n) {
-        return sysret(::msync(reinterpret_cast<void*>(a), n, how));
-      }, &covered);
-      if (covered == 0) break;
-      return r;
-    }
-    case SYS_madvise: {
+    case SYS_mprotect:
+      return on_pieces(::mprotect, static_cast<int>(c.a(2)) & ~PROT_EXEC);
+    case SYS_msync:
+      return on_pieces(::msync, static_cast<int>(c.a(2)));
+    case SYS_madvise:
       if (c.a(2) >= kFirstMachineAdvice) return unsupported();
-      const int advice = static_cast<int>(c.a(2));
-      const int64_t r = maps.apply(u(c.a(0)), u(c.a(1)), [&](uint64_t a, uint64_t n) {
-        return sysret(::madvise(reinterpret_cast<void*>(a), n, advice));
-      }, &covered);
-      if (covered == 0) break;
-      return r;
-    }
+      return on_pieces(::madvise, static_cast<int>(c.a(2)));
     case SYS_mremap: {
       if (!c.traced_ok() || (c.a(3) & ~int64_t{MREMAP_MAYMOVE}) != 0) return unsupported();
       const uint64_t new_len = u(c.a(2));
