@@ -56,6 +56,9 @@ enum class StatSeverity { kInfo, kDataLoss, kError };
     "eBPF capture: child tasks that got no kernel state (allocation failure); their calls are missing.")  \
   F(uring_untracked, kDataLoss,                                                                            \
     "eBPF capture: io_uring requests not recorded because more than 65536 were in flight at once.")       \
+  F(fault_unresolved, kDataLoss,                                                                           \
+    "eBPF capture: page faults of traced threads not recorded because their mapping could not be looked " \
+    "up (the address space was locked by a concurrent mmap/munmap, or no memory for the thread's state).") \
   F(stap_malformed_lines, kDataLoss,                                                                       \
     "SystemTap capture: output lines that could not be parsed (dropped); settings.stap.first_malformed "  \
     "shows the first.")                                                                                     \

@@ -181,13 +181,15 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
   auto& h = sink.header();
   h.backend = "ebpf";
   h.events_captured = captured;
-  h.events_lost = drops.ringbuf_full + malformed + drops.uring_untracked;
+  h.events_lost = drops.ringbuf_full + malformed + drops.uring_untracked + drops.fault_unresolved;
   trace::set_lost_reason(h.lost_reasons, trace::kStat_ringbuf_full, drops.ringbuf_full);
   trace::set_lost_reason(h.lost_reasons, trace::kStat_malformed_record, malformed);
   trace::set_lost_reason(h.lost_reasons, trace::kStat_untracked_tasks, drops.untracked_tasks);
   trace::set_lost_reason(h.lost_reasons, trace::kStat_uring_untracked, drops.uring_untracked);
+  trace::set_lost_reason(h.lost_reasons, trace::kStat_fault_unresolved, drops.fault_unresolved);
   h.settings["ebpf"] = {{"hooks", "tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_{fork,exec,exit}, "
-                                  "tp_btf/sched_switch, tp_btf/io_uring_{submit_req,complete}"},
+                                  "tp_btf/sched_switch, tp_btf/io_uring_{submit_req,complete}, "
+                                  "tp_btf/page_fault_user, tp_btf/mm_filemap_map_pages"},
                         {"ring_bytes", loader->ring_bytes()},
                         {"requested_ring_bytes", options.buffer_bytes},
                         {"wakeup_bytes", loader->wakeup_bytes()},
@@ -198,6 +200,8 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
                         {"unknown_fd_paths", counters.unknown_fd_paths},
                         {"unfinished_calls", counters.unfinished},
                         {"fd_path_cache_misses", state.cache_misses},
+                        {"page_faults", state.faults},
+                        {"fault_around_ranges", state.fault_arounds},
                         {"untracked_tasks", drops.untracked_tasks}};
   sink.flush();
 
@@ -207,6 +211,8 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
                                   h.events_lost, drops.ringbuf_full, loader->ring_bytes());
     if (drops.uring_untracked > 0)
       msg += fmt::format(", {} io_uring request(s) beyond 65536 in flight", drops.uring_untracked);
+    if (drops.fault_unresolved > 0)
+      msg += fmt::format(", {} page fault(s) whose mapping could not be looked up", drops.fault_unresolved);
     if (malformed > 0) msg += fmt::format(", {} malformed record(s) (first: {})", malformed, first_malformed);
     if (drops.untracked_tasks > 0)
       msg += fmt::format("; {} child task(s) could not be followed (kernel allocation failed)",

@@ -11,6 +11,7 @@
 
 #include "capture/common/raw_arg.h"
 #include "capture/ebpf/fs_events.h"
+#include "trace/model/page_fault.h"
 #include "trace/syscalls/fcntl_lock.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -65,6 +66,7 @@ Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::S
                             raw.str_bytes, record.size()));
   if (raw.nstrs > FS_MAX_STRS)
     return fail(fmt::format("ebpf record (nr {}): {} strings, at most {}", raw.nr, raw.nstrs, FS_MAX_STRS));
+  if (raw.flags & FS_EV_FAULT) return decode_fault_event(record, strings, state);
 
   trace::Event e;
   e.pid = static_cast<int32_t>(raw.pid);
@@ -160,6 +162,61 @@ Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::S
       ++counters.unfinished;
     }
   }
+  return e;
+}
+
+static_assert(FS_FAULT_WRITE == trace::kFaultWrite && FS_FAULT_EXEC == trace::kFaultExec &&
+              FS_FAULT_PRESENT == trace::kFaultPresent && FS_FAULT_SHARED == trace::kFaultShared &&
+              FS_FAULT_AROUND == trace::kFaultAround);
+
+Result<trace::Event> decode_fault_event(std::span<const std::byte> record, trace::StringTable& strings,
+                                        DecodeState& state) {
+  fs_event raw;
+  if (record.size() < sizeof raw)
+    return fail(fmt::format("ebpf fault record of {} bytes is shorter than its {}-byte header", record.size(),
+                            sizeof raw));
+  std::memcpy(&raw, record.data(), sizeof raw);
+  if (sizeof raw + raw.str_bytes > record.size())
+    return fail(fmt::format("ebpf fault record: str_bytes {} overruns the {}-byte record", raw.str_bytes,
+                            record.size()));
+  if (raw.nstrs > 1)
+    return fail(fmt::format("ebpf fault record: {} strings, at most 1 (the file)", raw.nstrs));
+  const bool around = raw.args[3] & FS_FAULT_AROUND;
+
+  trace::Event e;
+  e.pid = static_cast<int32_t>(raw.pid);
+  e.tid = static_cast<int32_t>(raw.tid);
+  e.begin_ns = static_cast<int64_t>(raw.begin_ns);
+  e.end_ns = static_cast<int64_t>(raw.end_ns);
+  e.nr = -1;
+  e.name = strings.intern(around ? trace::kFaultAroundCall : trace::kFaultCall);
+  e.rvalue = raw.ret;
+  e.flags = trace::kEventPageFault;
+  e.nargs = trace::kFaultArgs;
+  e.args[trace::kFaultArgFile] = {trace::ArgType::kPath, 0, trace::kNoStr};
+  e.args[trace::kFaultArgOffset] = {trace::ArgType::kOffset, static_cast<int64_t>(raw.args[1]), trace::kNoStr};
+  e.args[trace::kFaultArgLength] = {trace::ArgType::kCount, static_cast<int64_t>(raw.args[2]), trace::kNoStr};
+  e.args[trace::kFaultArgHow] = {trace::ArgType::kInt, static_cast<int64_t>(raw.args[3]), trace::kNoStr};
+  e.args[trace::kFaultArgAddress] = {trace::ArgType::kPtr, static_cast<int64_t>(raw.args[0]), trace::kNoStr};
+
+  trace::StrId& remembered = state.fault_path[raw.tid];
+  if (raw.nstrs == 1) {
+    const fs_str_desc& d = raw.strs[0];
+    if (d.kind != FS_STR_FDPATH || d.arg != 0 || d.len > raw.str_bytes)
+      return fail(fmt::format("ebpf fault record: string of kind {} for argument {} ({} bytes of {})", d.kind,
+                              d.arg, d.len, raw.str_bytes));
+    const char* data = reinterpret_cast<const char*>(record.data()) + sizeof raw;
+    e.args[trace::kFaultArgFile].str = strings.intern(join_fd_path(std::string_view(data, d.len)));
+    remembered = e.args[trace::kFaultArgFile].str;
+  } else if (raw.flags & FS_EV_FAULT_SAME_FILE) {
+    if (remembered == trace::kNoStr)
+      ++state.cache_misses;
+    else
+      e.args[trace::kFaultArgFile].str = remembered;
+  }
+  if (raw.flags & FS_EV_FDPATH_TRUNCATED) ++state.counters.truncated_fd_paths;
+  if (raw.flags & FS_EV_FDPATH_UNKNOWN) ++state.counters.unknown_fd_paths;
+  ++(around ? state.fault_arounds : state.faults);
   return e;
 }
 

@@ -32,6 +32,10 @@ struct DecodeState {
   DecodeCounters counters;
   std::unordered_map<uint32_t, std::array<trace::StrId, 2>> cached_fd_path;
   uint64_t cache_misses = 0;  // fd_same for a tid with no cached path (must stay 0)
+  // Per tid, the file of its last page-fault record that carried a path (FS_EV_FAULT_SAME_FILE).
+  std::unordered_map<uint32_t, trace::StrId> fault_path;
+  uint64_t faults = 0;         // page-fault events (mm_fault) decoded
+  uint64_t fault_arounds = 0;  // fault-around ranges (mm_fault_around) decoded
 };
 
 // Fails (naming the field) when the record is inconsistent: shorter than its header, string
@@ -39,5 +43,10 @@ struct DecodeState {
 // in the order the kernel emitted them.
 Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::StringTable& strings,
                                      DecodeState& state);
+
+// A page-fault record (FS_EV_FAULT): the pseudo-call mm_fault or mm_fault_around with the
+// arguments of trace/model/page_fault.h. decode_fs_event hands such records here.
+Result<trace::Event> decode_fault_event(std::span<const std::byte> record, trace::StringTable& strings,
+                                        DecodeState& state);
 
 }  // namespace rastro::capture::ebpf

@@ -694,3 +694,228 @@ int BPF_PROG(fs_task_exit, struct task_struct *p, bool group_dead)
   bpf_task_storage_delete(&tasks, p);
   return 0;
 }
+
+/* ---- page faults on file-backed mappings ------------------------------------------------------
+ * Memory-mapped file access never enters a syscall: the program touches a page and the CPU
+ * faults. exceptions:page_fault_user fires in the faulting thread for every user-mode fault, with
+ * the address and the x86 error code, before the kernel handles it (interrupts off, no mm lock
+ * held). For a traced task, bpf_find_vma looks the address up in its mm: a regular file's mapping
+ * gives the struct file (so the path, with the same d_parent walk as an fd's), the file offset
+ * ((vm_pgoff << 12) + address - vm_start, page-aligned) and whether it is shared. Anonymous memory,
+ * devices and kernel-internal files (memfd, shared anonymous memory, SysV shm) are not file I/O
+ * and not recorded. We chose this over filemap:mm_filemap_fault because that one gives only the
+ * inode number and device of the page-cache miss, not the path, the thread's access or the hits;
+ * and over joining fault addresses with the traced mmap ranges in user space because mappings
+ * made by execve, or before the capture, have no traced mmap.
+ * filemap:mm_filemap_map_pages, later in the same fault, gives the range of further pages the
+ * kernel mapped from the page cache around the faulting one (fault-around): recorded as a second
+ * record with FS_FAULT_AROUND. No tracepoint marks the end of a fault on x86: begin = end.
+ * The path walk is skipped when the file is the one this tid's previous fault record named
+ * (FS_EV_FAULT_SAME_FILE), committed only once that record is in the ring (as the fd cache). */
+#define FS_EBUSY 16
+#define FS_PAGE_SHIFT 12
+#define FS_S_IFMT 0170000
+#define FS_S_IFREG 0100000
+#define FS_VM_SHARED 0x8
+#define FS_X86_PF_PROT 0x1
+#define FS_X86_PF_WRITE 0x2
+#define FS_X86_PF_INSTR 0x10
+
+struct fault_task {
+  /* The file whose path user space holds for this tid: identity as in struct fd_key. */
+  __u64 last_file, last_dentry, last_parent, last_hash_len;
+  /* The fault in progress, for its fault-around range; mapping = 0 when there is none. */
+  __u64 mapping;    /* the faulting file's address_space */
+  __u64 file;
+  __u64 vm_start;
+  __u64 vm_pgoff;
+  __u64 pgoff;      /* page index of the faulting page in the file */
+  __u64 how;        /* FS_FAULT_* of the fault */
+  /* The last mapping bpf_find_vma found (file 0: not a file's), valid while the mm's
+   * mm_lock_seq (bumped by every mmap_write_lock, which every mapping change takes) is unchanged:
+   * later faults in it skip the lookup. */
+  struct fault_vma_cache {
+    __u64 mm, seq, start, end, file, pgoff, flags, mapping;
+  } vma;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct fault_task);
+} fault_tasks SEC(".maps");
+
+/* Records are built here: a fault's record must not disturb the task's in-flight syscall state. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct fs_task);
+} fault_scratch SEC(".maps");
+
+struct fault_vma {
+  __u64 file, start, end, pgoff, flags, mapping;
+};
+
+static long fault_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+  struct fault_vma *v = data;
+  struct file *f = vma->vm_file;
+  struct mount *mnt;
+  __u64 ns;
+  umode_t mode;
+
+  v->start = vma->vm_start;
+  v->end = vma->vm_end;
+  if (!f) return 0;  /* anonymous memory */
+  mode = BPF_CORE_READ(f, f_inode, i_mode);
+  if ((mode & FS_S_IFMT) != FS_S_IFREG) return 0;  /* a device (/dev/zero, ...) */
+  mnt = container_of(BPF_CORE_READ(f, f_path.mnt), struct mount, mnt);
+  ns = (__u64)BPF_CORE_READ(mnt, mnt_ns);
+  if (ns >= (__u64)-4095) return 0;  /* MNT_NS_INTERNAL: memfd, shared anonymous memory, shm */
+  v->file = (__u64)f;
+  v->pgoff = vma->vm_pgoff;
+  v->flags = vma->vm_flags;
+  v->mapping = (__u64)BPF_CORE_READ(f, f_mapping);
+  return 0;
+}
+
+static __always_inline void emit_fault(struct fault_task *ft, __u64 now, __u64 addr, __u64 offset, __u64 len,
+                                       __u64 how)
+{
+  __u32 zero = 0;
+  struct fs_task *s = bpf_map_lookup_elem(&fault_scratch, &zero);
+  struct file *f = (struct file *)ft->file;
+  struct dentry *d;
+  struct fs_event *e;
+  __u64 pid_tgid, parent, hash_len;
+  int same;
+
+  if (!s) return;
+  e = &s->ev;
+  e->begin_ns = now;
+  e->end_ns = now;
+  e->ret = 0;
+  e->args[0] = addr;
+  e->args[1] = offset;
+  e->args[2] = len;
+  e->args[3] = how;
+  e->args[4] = 0;
+  e->args[5] = 0;
+  pid_tgid = bpf_get_current_pid_tgid();
+  e->pid = pid_tgid >> 32;
+  e->tid = (__u32)pid_tgid;
+  e->nr = -1;
+  e->flags = FS_EV_FAULT;
+  e->nstrs = 0;
+  e->pending = 0;
+  e->str_bytes = 0;
+  e->fd_same = 0;
+  e->fd_cached_mask = 0;
+  e->uring_opcode = 0;
+  e->vol_switches = 0;
+  e->invol_switches = 0;
+  e->offcpu_ns = 0;
+  e->uring_user_data = 0;
+  e->uring_enter_ns = 0;
+  d = BPF_CORE_READ(f, f_path.dentry);
+  parent = (__u64)BPF_CORE_READ(d, d_parent);
+  hash_len = BPF_CORE_READ(d, d_name.hash_len);
+  same = ft->last_file == (__u64)f && ft->last_dentry == (__u64)d && ft->last_parent == parent &&
+         ft->last_hash_len == hash_len;
+  if (same)
+    e->flags |= FS_EV_FAULT_SAME_FILE;
+  else
+    read_file_path(s, 0, f);
+  if (emit(s) == 0 && !same && e->nstrs == 1 && !(e->flags & (FS_EV_FDPATH_TRUNCATED | FS_EV_STR_TRUNCATED))) {
+    ft->last_file = (__u64)f;
+    ft->last_dentry = (__u64)d;
+    ft->last_parent = parent;
+    ft->last_hash_len = hash_len;
+  }
+}
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(fs_page_fault, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+{
+  __u64 now = bpf_ktime_get_ns();
+  struct task_struct *task = bpf_get_current_task_btf();
+  struct fs_task *t = bpf_task_storage_get(&tasks, task, 0, 0);
+  struct fault_vma v = {};
+  struct fault_task *ft;
+  struct mm_struct *mm;
+  __u64 how = 0, page, seq;
+  long err;
+
+  if (!t || t->state != FS_TASK_ACTIVE) return 0;  /* untraced: one lookup per fault */
+  if (!(roles[FS_NR_MMAP] & FS_ROLE_WANTED)) return 0;
+  ft = bpf_task_storage_get(&fault_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!ft) {
+    count_drop(FS_DROP_FAULT_UNRESOLVED);
+    return 0;
+  }
+  ft->mapping = 0;
+  /* bpf_find_vma costs ~10 us here with interrupts off (its mmap_lock release is deferred to an
+   * irq_work, a self-IPI: a VM exit on this VM), so the last mapping found is reused while the
+   * mm's write-lock sequence says no mapping changed. */
+  mm = task->mm;
+  seq = BPF_CORE_READ(mm, mm_lock_seq.sequence);
+  if (ft->vma.mm == (__u64)mm && ft->vma.seq == seq && !(seq & 1) && address >= ft->vma.start &&
+      address < ft->vma.end) {
+    v.file = ft->vma.file;
+    v.start = ft->vma.start;
+    v.pgoff = ft->vma.pgoff;
+    v.flags = ft->vma.flags;
+    v.mapping = ft->vma.mapping;
+  } else {
+    err = bpf_find_vma(task, address, fault_vma_cb, &v, 0);
+    if (err == -FS_EBUSY) {  /* the mm's lock is held for writing (a concurrent mmap/munmap) */
+      count_drop(FS_DROP_FAULT_UNRESOLVED);
+      return 0;
+    }
+    if (err) return 0;  /* no mapping there: a SIGSEGV to come */
+    ft->vma.mm = (__u64)mm;
+    ft->vma.seq = seq;  /* read before the lookup: a change since then invalidates it */
+    ft->vma.start = v.start;
+    ft->vma.end = v.end;
+    ft->vma.file = v.file;
+    ft->vma.pgoff = v.pgoff;
+    ft->vma.flags = v.flags;
+    ft->vma.mapping = v.mapping;
+  }
+  if (!v.file) return 0;  /* not a regular file's mapping */
+  if (error_code & FS_X86_PF_WRITE) how |= FS_FAULT_WRITE;
+  if (error_code & FS_X86_PF_INSTR) how |= FS_FAULT_EXEC;
+  if (error_code & FS_X86_PF_PROT) how |= FS_FAULT_PRESENT;
+  if (v.flags & FS_VM_SHARED) how |= FS_FAULT_SHARED;
+  page = (address >> FS_PAGE_SHIFT) - (v.start >> FS_PAGE_SHIFT) + v.pgoff;
+  ft->file = v.file;
+  ft->vm_start = v.start;
+  ft->vm_pgoff = v.pgoff;
+  ft->pgoff = page;
+  ft->how = how;
+  ft->mapping = v.mapping;
+  emit_fault(ft, now, address, page << FS_PAGE_SHIFT, 1 << FS_PAGE_SHIFT, how);
+  return 0;
+}
+
+SEC("tp_btf/mm_filemap_map_pages")
+int BPF_PROG(fs_fault_around, struct address_space *mapping, unsigned long start, unsigned long last)
+{
+  __u64 now = bpf_ktime_get_ns();
+  struct task_struct *task = bpf_get_current_task_btf();
+  struct fs_task *t = bpf_task_storage_get(&tasks, task, 0, 0);
+  struct fault_task *ft;
+
+  /* Only inside a user fault of this task: a syscall in flight (read into a mapped buffer,
+   * MADV_POPULATE) faults pages in too, but that is the syscall's work. */
+  if (!t || t->state != FS_TASK_ACTIVE || t->inflight) return 0;
+  ft = bpf_task_storage_get(&fault_tasks, task, 0, 0);
+  if (!ft || !ft->mapping || ft->mapping != (__u64)mapping) return 0;
+  if (start > ft->pgoff || last < ft->pgoff || last - start > (1u << 20)) return 0;
+  ft->mapping = 0;  /* one range per fault */
+  emit_fault(ft, now, ft->vm_start + ((start - ft->vm_pgoff) << FS_PAGE_SHIFT), start << FS_PAGE_SHIFT,
+             (last - start + 1) << FS_PAGE_SHIFT, ft->how | FS_FAULT_AROUND);
+  return 0;
+}

@@ -43,7 +43,10 @@ enum fs_event_flags {
   FS_EV_UNFINISHED = 1 << 3,        /* the task exited inside the call (exit, exit_group, killed) */
   FS_EV_FDPATH_UNKNOWN = 1 << 4,    /* an fd argument was not open in the task's file table */
   FS_EV_URING = 1 << 5,             /* an io_uring request, not a syscall (see struct fs_event) */
-  FS_EV_LOCK_ARGS = 1 << 6,         /* fcntl lock command: args[2..5] hold the struct flock's
+  FS_EV_FAULT = 1 << 6,             /* a page fault on a file-backed mapping (FS_FAULT_* below) */
+  FS_EV_FAULT_SAME_FILE = 1 << 7,   /* FS_EV_FAULT: no string, the file of this tid's previous
+                                     * fault record that carried one */
+  FS_EV_LOCK_ARGS = 1 << 8,         /* fcntl lock command: args[2..5] hold the struct flock's
                                      * l_type, l_whence, l_start, l_len instead of its address */
 };
 
@@ -58,7 +61,8 @@ enum fs_drop_reason {
   FS_DROP_RINGBUF_FULL = 0,  /* bpf_ringbuf_output failed: the consumer fell behind */
   FS_DROP_UNTRACKED_TASK = 1,  /* a traced task's child got no state (allocation failed) */
   FS_DROP_URING_UNTRACKED = 2,  /* an io_uring request found its in-flight table full: not recorded */
-  FS_DROP_NR_REASONS = 3,
+  FS_DROP_FAULT_UNRESOLVED = 3,  /* a traced page fault whose mapping could not be looked up */
+  FS_DROP_NR_REASONS = 4,
 };
 
 struct fs_str_desc {
@@ -96,6 +100,18 @@ struct fs_event {
   __u64 uring_enter_ns;  /* begin_ns of the submitting io_uring_enter of the same tid, 0: none */
 };
 #define FS_NR_IO_URING_ENTER 426
+
+/* FS_EV_FAULT records: args[0] = the address (faulting address, or the first page of a
+ * fault-around range), args[1] = file offset of the first page, args[2] = bytes, args[3] = the
+ * FS_FAULT_* bits (the values of trace/model/page_fault.h's FaultHow), the file's path as an
+ * FS_STR_FDPATH string of argument 0 (unless FS_EV_FAULT_SAME_FILE). nr = -1, ret = 0,
+ * begin_ns = end_ns = when the fault entered the kernel (no tracepoint marks its end). */
+#define FS_FAULT_WRITE 1
+#define FS_FAULT_EXEC 2
+#define FS_FAULT_PRESENT 4
+#define FS_FAULT_SHARED 8
+#define FS_FAULT_AROUND 16
+#define FS_NR_MMAP 9                /* faults are recorded when mmap is selected (-e trace=) */
 #define FS_AT_FDCWD (-100)
 #define FS_SLOT_CWD 0
 #define FS_SLOT_FD 1

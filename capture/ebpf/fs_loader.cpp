@@ -152,6 +152,7 @@ FsDrops FsLoader::drops() const {
     if (key == FS_DROP_RINGBUF_FULL) d.ringbuf_full = sum;
     if (key == FS_DROP_UNTRACKED_TASK) d.untracked_tasks = sum;
     if (key == FS_DROP_URING_UNTRACKED) d.uring_untracked = sum;
+    if (key == FS_DROP_FAULT_UNRESOLVED) d.fault_unresolved = sum;
   }
   return d;
 }

@@ -31,6 +31,7 @@ struct FsDrops {
   uint64_t ringbuf_full = 0;     // records the kernel could not reserve
   uint64_t untracked_tasks = 0;  // children of traced tasks that got no state
   uint64_t uring_untracked = 0;  // io_uring requests over the in-flight table's capacity
+  uint64_t fault_unresolved = 0; // page faults of traced tasks whose mapping could not be looked up
 };
 
 class FsLoader {

@@ -14,6 +14,7 @@
 #include "replay/passes/initial_cwd.h"
 #include "replay/runtime/sandbox_resolver.h"
 #include "trace/common/process_model.h"
+#include "trace/model/page_fault.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
@@ -58,6 +59,7 @@ class Planner {
   void first_use(const std::string& p, Initial how, Shape shape = Shape::kUnknown);
   void ancestors(const std::string& p);
   void needs(OpenFile* f, uint64_t end);
+  void faulted(const trace::Event& e);
   void event(const trace::Event& e);
 
   const trace::Trace& t_;
@@ -113,6 +115,22 @@ void Planner::needs(OpenFile* f, uint64_t end) {
   i.size = std::max(i.size, end);
 }
 
+// A page fault (trace/model/page_fault.h): the mapped file existed and reached the faulted page
+// (a page wholly past the end is SIGBUS, not a fault event). Fault-around ranges are rounded up to
+// whole pages past the end of the file: they say nothing about its size.
+void Planner::faulted(const trace::Event& e) {
+  if (e.nargs != trace::kFaultArgs || (e.arg(trace::kFaultArgHow).value & trace::kFaultAround)) return;
+  std::string_view p = t_.str(e.arg(trace::kFaultArgFile).str);
+  if (p.empty() || p.front() != '/' || p.find('\0') != std::string_view::npos) return;
+  const std::string abs = SandboxResolver::normalise(p);
+  if (SandboxResolver::check(abs) != PathVerdict::kOk) return;
+  first_use(abs, Initial::kPre, Shape::kFile);
+  ancestors(abs);
+  PathInfo& i = info(abs);
+  const auto offset = static_cast<uint64_t>(std::max<int64_t>(e.arg(trace::kFaultArgOffset).value, 0));
+  if (i.pristine) i.size = std::max(i.size, offset + 1);
+}
+
 void Planner::event(const trace::Event& e) {
   if (!procs_.find(e.pid)) {
     // A child's first calls often complete before its parent's fork/clone returns (the trace is
@@ -125,6 +143,7 @@ void Planner::event(const trace::Event& e) {
     }
   }
   Proc& pr = procs_.get(e.pid);
+  if (e.flags & trace::kEventPageFault) return faulted(e);
   const trace::SyscallInfo* si = trace::syscall_by_nr(e.nr);
   if (!si || (e.flags & trace::kEventUnfinished)) return;
   bool ok = !e.failed();

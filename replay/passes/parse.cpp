@@ -14,11 +14,11 @@ namespace {
 
 RequestAction classify(const trace::Event& e) {
   if (e.flags & trace::kEventUnfinished) return RequestAction::kSkipUnfinished;
+  if (e.flags & trace::kEventPageFault) return RequestAction::kReplay;  // a touch of the replay mapping
   const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
   if (info == nullptr) return RequestAction::kSkipUnknown;
   if (info->classes & trace::kClassProcess) return RequestAction::kLifecycle;
-  if (info->classes & trace::kClassMemory) return RequestAction::kSkipMemory;
-  return RequestAction::kReplay;
+  return RequestAction::kReplay;  // the mmap family included (replay/runtime/exec_memory.cpp)
 }
 
 Result<Done> run_parse(InferContext& c) {

@@ -30,14 +30,14 @@ struct Dep {
 // What an engine does with a request (decided from the syscall table classes). Every traced
 // event is a request so that thread order and counts stay exact; engines issue only kReplay and
 // count the others by action (and by syscall name) as skipped, marking them complete at once.
+// The mmap family and page faults (kEventPageFault) are kReplay: the runtime maps and touches.
 enum class RequestAction : uint8_t {
   kReplay,          // a file-system call the engine issues
   kSkipUnknown,     // syscall not in the syscall table
-  kSkipMemory,      // mmap family (%memory): nothing to replay without the memory accesses
   kSkipUnfinished,  // never returned within the trace
   kLifecycle,       // clone/fork/exec/exit: the plan's threads stand for them
 };
-inline constexpr int kRequestActions = 5;
+inline constexpr int kRequestActions = 4;
 
 struct Request {
   uint32_t event;        // index into Plan::trace.events

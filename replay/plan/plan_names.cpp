@@ -36,7 +36,6 @@ std::string_view action_name(RequestAction a) {
   switch (a) {
     case RequestAction::kReplay: return "replay";
     case RequestAction::kSkipUnknown: return "skip-unknown";
-    case RequestAction::kSkipMemory: return "skip-memory";
     case RequestAction::kSkipUnfinished: return "skip-unfinished";
     case RequestAction::kLifecycle: return "lifecycle";
   }

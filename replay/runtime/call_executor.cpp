@@ -32,9 +32,8 @@ const char* skip_reason_name(SkipReason r) {
     case SkipReason::kSpecialPath: return "special_path";
     case SkipReason::kBadPath: return "bad_path";
     case SkipReason::kDeviceNode: return "device_node";
-    case SkipReason::kNotFileMapping: return "not_a_file_mapping";
+    case SkipReason::kUnknownMapping: return "mapping_not_in_trace";
     case SkipReason::kUnknownProcess: return "unknown_process";
-    case SkipReason::kMemoryCall: return "memory_call";
     case SkipReason::kUnfinished: return "unfinished";
     case SkipReason::kLockArgsNotRecorded: return "lock_args_not_recorded";
     case SkipReason::kCount: break;
@@ -96,6 +95,7 @@ bool rvalue_mismatch(const trace::Event& traced, int64_t replay_rvalue) {
 int64_t CallExecutor::run(CallCtx& c) const {
   const trace::SyscallInfo* info = trace::syscall_by_nr(c.e.nr);
   CallOps ops(c, sandbox_, procs_, strings_, info ? info->name : trace::function_name(c.e, strings_));
+  if (c.e.flags & trace::kEventPageFault) return ops.page_fault();
   if (!info) return ops.unsupported();
   if (int64_t r; emulate_call(c, *info, strings_, &r)) {
     ++c.scratch.stats.emulated_files;
@@ -151,8 +151,7 @@ CallOutcome CallExecutor::execute(const trace::Event& e, ProcessState* proc, Thr
   if (rvalue_mismatch(e, out.rvalue)) {
     out.flags |= trace::kEventMismatch;
     ++scratch.stats.mismatched;
-    const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
-    ++scratch.stats.mismatched_by_call[std::string(info ? info->name : "?")];
+    ++scratch.stats.mismatched_by_call[std::string(trace::function_name(e, strings_))];
   }
   return out;
 }

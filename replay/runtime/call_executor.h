@@ -3,9 +3,10 @@
 // Supported: the open family, read/pread/readv-as-read, write/pwrite (deterministic bytes of the
 // recorded size), lseek, close, fsync/fdatasync/syncfs/sync_file_range, the stat family, access,
 // mkdir/rmdir/unlink(at)/rename(at,2)/link/symlink/readlink, truncate/ftruncate, fallocate, the dup
-// family, fcntl (dup/getfl/setfl/getfd/setfd, record locks as OFD locks: lock_replay.h), getdents(64), chdir/fchdir, chmod/chown (inside the
-// root), utimensat/utime(s), xattrs, mknod of regular files, mmap/munmap/msync of files, pipes
-// and socket pairs (non-blocking; reads and writes on them wait, bounded, for their traced byte
+// family, fcntl (dup/getfl/setfl/getfd/setfd, record locks as OFD locks: lock_replay.h), getdents(64),
+// chdir/fchdir, chmod/chown (inside the root), utimensat/utime(s), xattrs, mknod of regular files,
+// the mmap family (mapping_table.h) and page faults (touches of the replay mapping), pipes and
+// socket pairs (non-blocking; reads and writes on them wait, bounded, for their traced byte
 // counts: stream_io.h), readahead/fadvise, sendfile/copy_file_range, flock (blocking ones wait,
 // bounded), and clone/fork/exec/exit as structure only (they change the fd tables and are not executed).
 // Special files (/dev/null, /dev/zero, /dev/urandom, the terminal, /proc, /sys) and sockets are
@@ -39,9 +40,9 @@ enum class SkipReason : uint8_t {
   kSpecialPath,       // /dev paths that are not emulated (disks, /dev/shm ...): special_file.h
   kBadPath,           // empty path or NUL byte: corrupt trace
   kDeviceNode,        // mknod of a character/block device
-  kNotFileMapping,    // anonymous mmap or munmap/msync of an unknown mapping
+  kUnknownMapping,    // munmap/mprotect/msync/madvise/mremap/page fault of a range no traced mmap
+                      // of this process mapped (made by execve, before the capture, or in a parent)
   kUnknownProcess,    // event of a pid the runtime was not seeded with
-  kMemoryCall,        // the plan says: memory-mapping call, nothing to replay without the accesses
   kUnfinished,        // the plan says: the call never returned within the trace
   kLockArgsNotRecorded,  // fcntl lock command whose struct flock the capture could not read
   kCount,

@@ -53,6 +53,7 @@ class CallOps {
   int64_t name_space();  // exec_namespace.cpp
   int64_t fd_ops();      // exec_fd_ops.cpp
   int64_t memory();      // exec_memory.cpp
+  int64_t page_fault();  // exec_memory.cpp: a kEventPageFault event
   int64_t process();     // exec_process.cpp
   // Counts the call as unsupported (by name) and returns the traced value.
   int64_t unsupported();

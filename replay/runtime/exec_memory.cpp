@@ -1,66 +1,129 @@
-// Replays the mmap/munmap/msync of files (the table's Family::kMemory rows): one case per syscall the replayers issue;
-// a row of this family with no case here is counted as unsupported.
+// Replays the mmap family (the table's Family::kMemory rows) and page faults (kEventPageFault
+// events, trace/model/page_fault.h): one case per call the replayers issue; a row of this family
+// with no case here is counted as unsupported.
+//
+// Every traced mmap is backed by a mapping of the replayer's own (mapping_table.h): a file mapping
+// maps the sandboxed file at the traced offset with the traced protection and flags, an anonymous
+// one is an anonymous mapping of the same length (not file I/O, but the program's memory use and
+// the mapping's lifetime, and the address range later calls name). The replayer never executes
+// what it maps, so PROT_EXEC is dropped; the traced address means nothing here, so MAP_FIXED is
+// dropped and the table translates addresses instead. brk is emulated: moving the replayer's own
+// heap break would corrupt its allocator.
 #include "replay/runtime/call_ops.h"
 
 #include <fcntl.h>
-#include <sched.h>
-#include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 
-#include "replay/runtime/forced_nonblock.h"
+#include "trace/model/page_fault.h"
 
 namespace rastro::replay {
 
+namespace {
+
+// madvise advice values at or above this one act on the machine, not the mapping (MADV_HWPOISON,
+// MADV_SOFT_OFFLINE): never replayed.
+constexpr int64_t kFirstMachineAdvice = 100;
+
+uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
+
+}  // namespace
+
 int64_t CallOps::memory() {
+  MappingTable& maps = c.proc.maps;
+  // mprotect, msync, madvise: `call(address, length, arg)` on each replay piece of the range.
+  auto on_pieces = [&](int (*call)(void*, size_t, int), int arg) -> int64_t {
+    uint64_t covered = 0;
+    const int64_t r = maps.apply(u(c.a(0)), u(c.a(1)), [&](uint64_t a, uint64_t n) {
+      return sysret(call(reinterpret_cast<void*>(a), n, arg));
+    }, &covered);
+    if (covered > 0) return r;
+    c.skip = SkipReason::kUnknownMapping;
+    return e.rvalue;
+  };
   switch (e.nr) {
     case SYS_mmap: {
-      int flags = static_cast<int>(c.a(3));
-      if ((flags & MAP_ANONYMOUS) || c.a(4) < 0) {
-        c.skip = SkipReason::kNotFileMapping;
-        return e.rvalue;
+      const int flags = static_cast<int>(c.a(3)) & ~(MAP_FIXED | MAP_FIXED_NOREPLACE);
+      int fd = -1;
+      if (!(flags & MAP_ANONYMOUS)) {
+        fd = fd_arg(4);
+        if (fd < 0) return e.rvalue;
       }
-      int fd = fd_arg(4);
-      if (fd < 0) return e.rvalue;
-      size_t len = static_cast<size_t>(std::max<int64_t>(c.a(1), 0));
-      void* p = ::mmap(nullptr, len, static_cast<int>(c.a(2)), flags & ~(MAP_FIXED | MAP_FIXED_NOREPLACE), fd, c.a(5));
+      const size_t len = static_cast<size_t>(std::max<int64_t>(c.a(1), 0));
+      void* p = ::mmap(nullptr, len, static_cast<int>(c.a(2)) & ~PROT_EXEC, flags, fd, fd < 0 ? 0 : c.a(5));
       if (p == MAP_FAILED) return -errno;
-      if (c.traced_ok()) {
-        c.proc.add_mapping(static_cast<uint64_t>(e.rvalue), {reinterpret_cast<uint64_t>(p), len});
-      } else {
-        ::munmap(p, len);
-      }
+      if (c.traced_ok())
+        maps.add(u(e.rvalue), reinterpret_cast<uint64_t>(p), len);
+      else
+        ::munmap(p, len);  // the traced call failed: nothing may stay mapped
       return reinterpret_cast<int64_t>(p);
     }
-    case SYS_munmap: {
-      Mapping m;
-      if (!c.proc.take_mapping(static_cast<uint64_t>(c.a(0)), &m)) {
-        c.skip = SkipReason::kNotFileMapping;
-        return e.rvalue;
-      }
-      return sysret(::munmap(reinterpret_cast<void*>(m.replay_addr), m.length));
+    case SYS_munmap:
+      if (maps.remove(u(c.a(0)), u(c.a(1))) == 0) break;
+      return 0;
+    case SYS_mprotect:
+      return on_pieces(::mprotect, static_cast<int>(c.a(2)) & ~PROT_EXEC);
+    case SYS_msync:
+      return on_pieces(::msync, static_cast<int>(c.a(2)));
+    case SYS_madvise:
+      if (c.a(2) >= kFirstMachineAdvice) return unsupported();
+      return on_pieces(::madvise, static_cast<int>(c.a(2)));
+    case SYS_mremap: {
+      if (!c.traced_ok() || (c.a(3) & ~int64_t{MREMAP_MAYMOVE}) != 0) return unsupported();
+      const uint64_t new_len = u(c.a(2));
+      const int64_t r = maps.remap(u(c.a(0)), u(c.a(1)), u(e.rvalue), new_len, [&](uint64_t a, uint64_t n) {
+        void* p = ::mremap(reinterpret_cast<void*>(a), n, new_len, MREMAP_MAYMOVE);
+        return p == MAP_FAILED ? -static_cast<int64_t>(errno) : reinterpret_cast<int64_t>(p);
+      });
+      if (r == -ENOENT) break;
+      return r;
     }
-    case SYS_msync: {
-      Mapping m;
-      if (!c.proc.find_mapping(static_cast<uint64_t>(c.a(0)), &m)) {
-        c.skip = SkipReason::kNotFileMapping;
-        return e.rvalue;
-      }
-      size_t len = std::min<uint64_t>(m.length, static_cast<uint64_t>(std::max<int64_t>(c.a(1), 0)));
-      return sysret(::msync(reinterpret_cast<void*>(m.replay_addr), len, static_cast<int>(c.a(2))));
-    }
+    case SYS_brk:
+      c.emulated = true;
+      return e.rvalue;
     default:
       return unsupported();
   }
+  c.skip = SkipReason::kUnknownMapping;
+  return e.rvalue;
+}
+
+int64_t CallOps::page_fault() {
+  if (e.nargs != trace::kFaultArgs) return unsupported();
+  const int64_t how = c.a(trace::kFaultArgHow);
+  // The pages the kernel mapped around a fault: the replay's touch of the faulting page makes
+  // the replay kernel do the same, so they are structure only.
+  if (how & trace::kFaultAround) {
+    c.emulated = true;
+    return e.rvalue;
+  }
+  const bool write = how & trace::kFaultWrite;
+  const int64_t r = c.proc.maps.touch(u(c.a(trace::kFaultArgAddress)), write);
+  if (r != -ENOENT) return r;
+  // No traced mmap of this process made the mapping: the executable and the loader (mapped by
+  // execve), or a mapping from before the capture or from the parent across fork. The fault still
+  // names the file and the page: touch that page of the sandboxed file through a private mapping
+  // of it (writes to such mappings never reach the file: text, relocations, data segments).
+  std::string path;
+  if (str(trace::kFaultArgFile).empty()) {
+    c.skip = SkipReason::kUnknownMapping;
+    return e.rvalue;
+  }
+  if (!path_arg(-1, trace::kFaultArgFile, &path)) return e.rvalue;
+  return c.proc.maps.touch_file(path, u(c.a(trace::kFaultArgOffset)), write, [&](uint64_t* length) -> int64_t {
+    const UniqueFd fd(sandbox_.open(path, O_RDONLY | O_CLOEXEC, 0));
+    struct stat st {};
+    if (fd.get() < 0) return fd.get();
+    if (::fstat(fd.get(), &st) != 0) return -errno;
+    if (!S_ISREG(st.st_mode) || st.st_size <= 0) return -EFAULT;
+    *length = static_cast<uint64_t>(st.st_size);
+    void* p = ::mmap(nullptr, *length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd.get(), 0);
+    return p == MAP_FAILED ? -static_cast<int64_t>(errno) : reinterpret_cast<int64_t>(p);
+  });
 }
 
 }  // namespace rastro::replay

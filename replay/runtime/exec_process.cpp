@@ -56,7 +56,10 @@ int64_t CallOps::process() {
     case SYS_execve:
     case SYS_execveat:
       c.emulated = true;
-      if (!e.failed()) fds.close_cloexec();
+      if (!e.failed()) {
+        fds.close_cloexec();
+        c.proc.maps.clear();  // a new address space: the old image's mappings are gone
+      }
       return e.rvalue;
     case SYS_exit_group:
       // The kernel closed the process's fds here; for pipes and socket pairs that is what a

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sched.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "trace/syscalls/syscall_table.h"
@@ -17,36 +16,6 @@ std::string ProcessState::cwd() const {
 void ProcessState::set_cwd(std::string cwd) {
   std::lock_guard lock(mu_);
   cwd_ = std::move(cwd);
-}
-
-void ProcessState::add_mapping(uint64_t traced_addr, Mapping m) {
-  std::lock_guard lock(mu_);
-  auto [it, inserted] = maps_.try_emplace(traced_addr, m);
-  if (!inserted) {
-    munmap(reinterpret_cast<void*>(it->second.replay_addr), it->second.length);
-    it->second = m;
-  }
-}
-
-bool ProcessState::take_mapping(uint64_t traced_addr, Mapping* out) {
-  std::lock_guard lock(mu_);
-  auto it = maps_.find(traced_addr);
-  if (it == maps_.end()) return false;
-  *out = it->second;
-  maps_.erase(it);
-  return true;
-}
-
-bool ProcessState::find_mapping(uint64_t traced_addr, Mapping* out) const {
-  std::lock_guard lock(mu_);
-  auto it = maps_.find(traced_addr);
-  if (it == maps_.end()) return false;
-  *out = it->second;
-  return true;
-}
-
-ProcessState::~ProcessState() {
-  for (auto& [addr, m] : maps_) munmap(reinterpret_cast<void*>(m.replay_addr), m.length);
 }
 
 // An inherited fd of unknown origin becomes its own open of /dev/null (its own file status

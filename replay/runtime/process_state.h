@@ -26,14 +26,10 @@
 #include "replay/passes/fd_keys.h"  // process_seeds, for plans built by hand
 #include "replay/plan/plan.h"
 #include "replay/runtime/fd_map.h"
+#include "replay/runtime/mapping_table.h"
 #include "trace/model/trace.h"
 
 namespace rastro::replay {
-
-struct Mapping {
-  uint64_t replay_addr = 0;
-  uint64_t length = 0;
-};
 
 struct ProcessState {
   int32_t pid = 0;
@@ -43,16 +39,13 @@ struct ProcessState {
   std::string cwd() const;
   void set_cwd(std::string cwd);
 
-  // Traced mmap address -> replay mapping.
-  void add_mapping(uint64_t traced_addr, Mapping m);
-  bool take_mapping(uint64_t traced_addr, Mapping* out);
-  bool find_mapping(uint64_t traced_addr, Mapping* out) const;
-  ~ProcessState();
+  // Traced address ranges -> the replay mappings standing for them (mapping_table.h). A forked
+  // child starts with none: the parent's mappings are not copied (docs/replay.md).
+  MappingTable maps;
 
  private:
   mutable std::mutex mu_;
   std::string cwd_ = "/";
-  std::map<uint64_t, Mapping> maps_;
 };
 
 class ProcessTable {

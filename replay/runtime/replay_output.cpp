@@ -187,7 +187,9 @@ void append_replay_events(trace::TraceSink& sink, const trace::Trace& source,
     e.expected_rvalue = src.rvalue;
     e.planned_ns = r.planned_ns;
     e.raw_end_ns = 0;
-    e.flags = trace::kEventReplayed | (r.flags & (trace::kEventSkipped | trace::kEventMismatch));
+    // A replayed page fault stays one (trace/model/page_fault.h): stats count its page.
+    e.flags = trace::kEventReplayed | (r.flags & (trace::kEventSkipped | trace::kEventMismatch)) |
+              (src.flags & trace::kEventPageFault);
     sink.append(e);
   }
 }

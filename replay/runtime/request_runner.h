@@ -33,9 +33,6 @@ inline void issue_request(const CallExecutor& exec, const trace::Event& e, Reque
     case RequestAction::kSkipUnknown:
       out = exec.skip(e, SkipReason::kUnsupported, scratch);
       break;
-    case RequestAction::kSkipMemory:
-      out = exec.skip(e, SkipReason::kMemoryCall, scratch);
-      break;
     case RequestAction::kSkipUnfinished:
       out = exec.skip(e, SkipReason::kUnfinished, scratch);
       break;

@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "capture/ebpf/fs_events.h"
+#include "trace/model/page_fault.h"
+#include "trace/model/trace.h"
 #include "trace/syscalls/fcntl_lock.h"
 
 namespace rastro::capture::ebpf {
@@ -347,6 +349,73 @@ TEST(EbpfFsEventDecoder, MalformedRecordsAreRejectedWithTheReason) {
   e = decode_fs_event(rec2, strings, st);
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().find("argument 3"), std::string::npos);
+}
+
+// A page fault on a file mapping: the pseudo-call mm_fault with the file, the page's offset,
+// one page, how it faulted and where; the next fault of the tid on the same file carries no
+// string and names the same file.
+TEST(EbpfFsEventDecoder, PageFaultBecomesMmFaultAndTheNextOneReusesTheTidsFile) {
+  trace::StringTable strings;
+  DecodeState st;
+  RecordBuilder b(-1, 0);
+  b.arg(0, 0x7f0000003123).arg(1, 3 * 4096).arg(2, 4096).arg(3, FS_FAULT_WRITE | FS_FAULT_SHARED);
+  b.str(0, FS_STR_FDPATH, std::string("pack.idx\0objects\0repo\0", 22));
+  b.ev.flags = FS_EV_FAULT;
+  b.ev.end_ns = b.ev.begin_ns;
+  auto rec = b.bytes();
+  auto e = decode_fs_event(rec, strings, st);
+  ASSERT_TRUE(e.ok()) << e.error();
+  EXPECT_EQ(e->flags, trace::kEventPageFault);  // no off-CPU columns: a fault has no end here
+  EXPECT_EQ(e->nr, -1);
+  EXPECT_EQ(trace::function_name(*e, strings), "mm_fault");
+  ASSERT_EQ(e->nargs, trace::kFaultArgs);
+  EXPECT_EQ(e->args[trace::kFaultArgFile].type, trace::ArgType::kPath);
+  EXPECT_EQ(strings.get(e->args[trace::kFaultArgFile].str), "/repo/objects/pack.idx");
+  EXPECT_EQ(e->args[trace::kFaultArgOffset].value, 3 * 4096);
+  EXPECT_EQ(e->args[trace::kFaultArgLength].value, 4096);
+  EXPECT_EQ(e->args[trace::kFaultArgHow].value, trace::kFaultWrite | trace::kFaultShared);
+  EXPECT_EQ(e->args[trace::kFaultArgAddress].type, trace::ArgType::kPtr);
+  EXPECT_EQ(e->args[trace::kFaultArgAddress].value, 0x7f0000003123);
+  EXPECT_EQ(e->pid, 100);
+  EXPECT_EQ(e->tid, 101);
+
+  RecordBuilder around(-1, 0);  // the fault-around range of the same fault: no string
+  around.arg(0, 0x7f0000000000).arg(1, 0).arg(2, 16 * 4096).arg(3, FS_FAULT_SHARED | FS_FAULT_AROUND);
+  around.ev.flags = FS_EV_FAULT | FS_EV_FAULT_SAME_FILE;
+  auto rec2 = around.bytes();
+  auto a = decode_fs_event(rec2, strings, st);
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(trace::function_name(*a, strings), "mm_fault_around");
+  EXPECT_EQ(strings.get(a->args[trace::kFaultArgFile].str), "/repo/objects/pack.idx");
+  EXPECT_EQ(a->args[trace::kFaultArgLength].value, 16 * 4096);
+  EXPECT_EQ(st.faults, 1u);
+  EXPECT_EQ(st.fault_arounds, 1u);
+  EXPECT_EQ(st.cache_misses, 0u);
+  EXPECT_TRUE(st.cached_fd_path.empty()) << "a fault must not touch the tid's fd-path cache";
+
+  around.ev.tid = 999;  // "same file" for a tid that never named one: counted, never invented
+  auto rec3 = around.bytes();
+  auto m = decode_fs_event(rec3, strings, st);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_EQ(m->args[trace::kFaultArgFile].str, trace::kNoStr);
+  EXPECT_EQ(st.cache_misses, 1u);
+}
+
+TEST(EbpfFsEventDecoder, MalformedFaultRecordsAreRejectedNamingWhy) {
+  trace::StringTable strings;
+  DecodeState st;
+  RecordBuilder b(-1, 0);
+  b.ev.flags = FS_EV_FAULT;
+  b.str(2, FS_STR_FDPATH, std::string("f\0", 2));  // a string for another argument than the file
+  auto rec = b.bytes();
+  auto e = decode_fs_event(rec, strings, st);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().find("fault record"), std::string::npos) << e.error();
+  RecordBuilder two(-1, 0);
+  two.ev.flags = FS_EV_FAULT;
+  two.str(0, FS_STR_FDPATH, std::string("f\0", 2)).str(0, FS_STR_FDPATH, std::string("g\0", 2));
+  auto rec2 = two.bytes();
+  EXPECT_FALSE(decode_fs_event(rec2, strings, st).ok());
 }
 
 }  // namespace

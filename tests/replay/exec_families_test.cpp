@@ -13,6 +13,7 @@
 
 #include "replay/runtime/call_executor.h"
 #include "replay_test_util.h"
+#include "trace/model/page_fault.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
@@ -114,16 +115,75 @@ TEST(ExecFamilies, FdOpsDuplicateAndPipe) {
   EXPECT_EQ(size_of(r.dir.sub("p")), 7);
 }
 
-TEST(ExecFamilies, MemoryMapsFilesOnly) {
+TEST(ExecFamilies, MemoryMapsFilesAndAnonymousMemory) {
   TraceBuilder b;
   b.add(1, 1, "open", {0, O_CREAT | O_RDWR, 0644}, 3, {"/m"});
   b.add(1, 1, "ftruncate", {3, 4096}, 0);
   b.add(1, 1, "mmap", {0, 4096, PROT_READ, MAP_SHARED, 3, 0}, 0x7f0000000000);
   b.add(1, 1, "munmap", {0x7f0000000000, 4096}, 0);
   b.add(1, 1, "mmap", {0, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0}, 0x7f0000100000);
+  b.add(1, 1, "munmap", {0x7f0000100000, 4096}, 0);
+  b.add(1, 1, "munmap", {0x7f0000200000, 4096}, 0);  // never mapped by a traced mmap
   FamilyRun r(b);
-  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(r.outs[i].flags, 0u) << i;
-  EXPECT_EQ(r.outs[4].skip, SkipReason::kNotFileMapping);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(r.outs[i].flags, 0u) << i;
+  EXPECT_EQ(r.outs[6].skip, SkipReason::kUnknownMapping);
+}
+
+// A page-fault event (trace/model/page_fault.h) of thread 1 of process 1, touching `address`.
+void add_fault(TraceBuilder& b, int64_t address, int64_t how, const std::string& file, int64_t offset) {
+  trace::Event e;
+  e.pid = 1;
+  e.tid = 1;
+  e.nr = -1;
+  e.name = b.t.strings.intern(how & trace::kFaultAround ? trace::kFaultAroundCall : trace::kFaultCall);
+  e.flags = trace::kEventPageFault;
+  e.nargs = trace::kFaultArgs;
+  e.args[trace::kFaultArgFile] = {trace::ArgType::kPath, 0, b.t.strings.intern(file)};
+  e.args[trace::kFaultArgOffset] = {trace::ArgType::kOffset, offset, trace::kNoStr};
+  e.args[trace::kFaultArgLength] = {trace::ArgType::kCount, 4096, trace::kNoStr};
+  e.args[trace::kFaultArgHow] = {trace::ArgType::kInt, how, trace::kNoStr};
+  e.args[trace::kFaultArgAddress] = {trace::ArgType::kPtr, address, trace::kNoStr};
+  e.begin_ns = e.end_ns = b.clock;
+  b.clock += 1000;
+  e.seq = b.t.events.size();
+  b.t.events.push_back(e);
+}
+
+// The mmap family and faults, checked against the file's bytes (pread of the sandboxed file).
+TEST(ExecFamilies, MemoryFaultsTouchTheReplayMappingAndMsyncWritesTheFile) {
+  constexpr int64_t kAt = 0x7f0000000000, kAnon = 0x7f0000100000;
+  TraceBuilder b;
+  b.add(1, 1, "open", {0, O_CREAT | O_RDWR, 0644}, 3, {"/m"});
+  b.add(1, 1, "ftruncate", {3, 8192}, 0);
+  b.add(1, 1, "mmap", {0, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, 3, 0}, kAt);  // 2
+  add_fault(b, kAt + 100, 0, "/m", 0);                                              // 3 read
+  add_fault(b, kAt, trace::kFaultAround, "/m", 0);                                  // 4 around it
+  add_fault(b, kAt + 4096 + 7, trace::kFaultWrite | trace::kFaultShared, "/m", 4096);  // 5 write
+  b.add(1, 1, "msync", {kAt, 8192, MS_SYNC}, 0);                                    // 6
+  b.add(1, 1, "mprotect", {kAt, 4096, PROT_READ}, 0);                               // 7
+  b.add(1, 1, "madvise", {kAt, 8192, MADV_RANDOM}, 0);                              // 8
+  b.add(1, 1, "munmap", {kAt, 8192}, 0);                                            // 9
+  add_fault(b, kAt + 100, 0, "/m", 0);  // 10 after munmap: as for the executable, which no traced mmap mapped
+  b.add(1, 1, "mmap", {0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0}, kAnon);  // 11
+  b.add(1, 1, "mremap", {kAnon, 4096, 3 * 4096, MREMAP_MAYMOVE, 0}, kAnon + 0x10000);  // 12
+  b.add(1, 1, "madvise", {kAnon + 0x10000, 4096, 100 /* MADV_HWPOISON */}, 0);       // 13
+  b.add(1, 1, "brk", {0}, 0x5555000);                                               // 14
+  add_fault(b, 0x1000, 0, "", 0);                                                   // 15 no file named
+  add_fault(b, 0x2000, 0, "/absent", 0);                                            // 16 not in the root
+  b.add(1, 1, "munmap", {0x7f0000900000, 4096}, 0);                                 // 17 never mapped
+  FamilyRun r(b);
+  for (int i : {0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12}) EXPECT_EQ(r.outs[static_cast<size_t>(i)].flags, 0u) << i;
+  EXPECT_EQ(r.outs[13].skip, SkipReason::kUnsupported) << "an advice that acts on the machine";
+  EXPECT_EQ(r.outs[15].skip, SkipReason::kUnknownMapping);
+  EXPECT_EQ(r.outs[16].flags, trace::kEventMismatch) << "the file is missing: ENOENT, not the traced 0";
+  EXPECT_EQ(r.outs[17].skip, SkipReason::kUnknownMapping);
+  EXPECT_EQ(r.scratch.stats.emulated, 2u);  // the fault-around range and brk
+  const int fd = ::open(r.dir.sub("m").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  char c = 0;
+  ASSERT_EQ(::pread(fd, &c, 1, 4096 + 7), 1);
+  EXPECT_EQ(c, static_cast<char>('a' + (kAt + 4096 + 7) % 26)) << "the write fault did not reach the file";
+  ::close(fd);
 }
 
 TEST(ExecFamilies, ProcessCallsAreStructureOnlyButChdirMoves) {
@@ -144,11 +204,11 @@ TEST(ExecFamilies, RowsWithoutACaseAreUnsupportedByName) {
   b.add(1, 1, "openat2", {AT_FDCWD, 0, 0, 24}, 3, {"/o"});  // open_close
   b.add(1, 1, "poll", {0, 1, 0}, 0);                          // fd_ops (an ioctl on the inherited
                                                               // stdin would be emulated now)
-  b.add(1, 1, "mprotect", {0, 4096, PROT_READ}, 0);           // memory
+  b.add(1, 1, "mlock", {0, 4096}, 0);                         // memory
   b.add(1, 1, "chroot", {}, -EPERM, {"/"});                   // process
   FamilyRun r(b);
   for (const auto& o : r.outs) EXPECT_EQ(o.skip, SkipReason::kUnsupported);
-  for (const char* n : {"openat2", "poll", "mprotect", "chroot"}) EXPECT_EQ(r.scratch.stats.unsupported[n], 1u) << n;
+  for (const char* n : {"openat2", "poll", "mlock", "chroot"}) EXPECT_EQ(r.scratch.stats.unsupported[n], 1u) << n;
 }
 
 }  // namespace

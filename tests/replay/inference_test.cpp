@@ -11,6 +11,7 @@
 #include "replay/passes/replay_passes.h"
 #include "replay/plan/plan_names.h"
 #include "trace/formats/text/text_format.h"
+#include "trace/model/page_fault.h"
 #include "tests/replay/trace_builder_plan.h"
 
 namespace rastro::replay {
@@ -268,18 +269,46 @@ TEST(InferenceFs, ThreadsShareTheFdTableAndDirfdsResolve) {
   EXPECT_TRUE(e.count({3, 5, "fd-stage"})) << dump(e);  // close(6) waits for thread 1's use (dup2)
 }
 
-TEST(InferenceActions, UnknownAndMemoryCallsAreKeptButUnconstrained) {
+TEST(InferenceActions, UnknownCallsAreKeptButUnconstrainedMemoryCallsAndFaultsAreReplayed) {
   PlanTraceBuilder b;
   b.add(1, 1, 0, 10, "open", {"/f", 0}, 3);
   b.add(1, 2, 20, 30, "mmap", {0, 4096, 1, 2, 3, 0}, 0x7000);
   b.add(1, 2, 31, 40, "frobnicate", {}, 0);
+  const size_t fault = b.add(1, 2, 41, 41, "mm_fault", {"/f", 0, 4096, 0, 0x7000}, 0);
+  b.trace().events[fault].flags = trace::kEventPageFault;
   Plan p = infer(b.take(), Ordering::kFs);
-  ASSERT_EQ(p.requests.size(), 3u);
-  EXPECT_EQ(p.requests[1].action, RequestAction::kSkipMemory);
+  ASSERT_EQ(p.requests.size(), 4u);
+  EXPECT_EQ(p.requests[1].action, RequestAction::kReplay);  // mapped by the runtime
   EXPECT_EQ(p.requests[2].action, RequestAction::kSkipUnknown);
-  const std::set<Edge> want = {{1, 2, "thread"}};
-  EXPECT_EQ(edges_of(p), want);
-  EXPECT_EQ(p.figures.by_action[static_cast<int>(RequestAction::kReplay)], 1u);
+  EXPECT_EQ(p.requests[3].action, RequestAction::kReplay);  // touched in the replay mapping
+  const auto e = edges_of(p);
+  EXPECT_TRUE(e.count({0, 1, "fd-stage"})) << "the mmap waits for the open of its fd";
+  EXPECT_TRUE(e.count({1, 2, "thread"}));
+  for (const auto& [from, to, kind] : e) EXPECT_TRUE(to != 2 || kind == "thread") << "unknown call constrained";
+  EXPECT_EQ(p.figures.by_action[static_cast<int>(RequestAction::kReplay)], 3u);
+}
+
+// A faulted page says the mapped file existed and reached it; a fault-around range (rounded up to
+// whole pages past the end of the file) says nothing about its size.
+TEST(InferenceInitialState, FaultedPagesSizeTheMappedFile) {
+  PlanTraceBuilder b;
+  auto fault = [&](int64_t begin, const char* file, int64_t offset, int64_t how) {
+    const size_t i = b.add(1, 1, begin, begin, "mm_fault", {file, offset, 4096, how, 0x7000 + offset}, 0);
+    trace::Event& e = b.trace().events[i];
+    e.flags = trace::kEventPageFault;
+    e.nargs = trace::kFaultArgs;
+    e.args[trace::kFaultArgFile].type = trace::ArgType::kPath;
+  };
+  fault(0, "/usr/bin/prog", 8192, 0);
+  fault(1, "/usr/bin/prog", 0, trace::kFaultExec);
+  fault(2, "/usr/bin/prog", 65536, trace::kFaultAround);
+  Plan p = infer(b.take(), Ordering::kFs);
+  const InitEntry* prog = nullptr;
+  for (const InitEntry& e : p.init.entries)
+    if (e.path == "/usr/bin/prog") prog = &e;
+  ASSERT_NE(prog, nullptr);
+  EXPECT_EQ(prog->kind, InitEntry::Kind::kFile);
+  EXPECT_EQ(prog->size, 8193u);
 }
 
 TEST(InferencePaths, NormalizePath) {

@@ -24,7 +24,7 @@ TEST(StatsTable, NamesAreUniqueAndEveryRowSaysWhatItMeans) {
 TEST(StatsTable, CaptureLossReasonsAreDataLossRows) {
   // The lost_reasons keys the eBPF and SystemTap backends write (docs/ebpf.md, docs/capture.md).
   for (const char* key : {"ringbuf_full", "malformed_record", "untracked_tasks", "uring_untracked",
-                          "stap_malformed_lines", "strace_resumed_without_unfinished"}) {
+                          "fault_unresolved", "stap_malformed_lines", "strace_resumed_without_unfinished"}) {
     const StatInfo* s = stat_by_name(key);
     ASSERT_NE(s, nullptr) << key;
     EXPECT_EQ(s->severity, StatSeverity::kDataLoss) << key;

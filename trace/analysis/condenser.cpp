@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "trace/analysis/quantile_sketch.h"
+#include "trace/model/page_fault.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::trace {
@@ -91,6 +92,12 @@ double quantile_type7(const std::vector<int64_t>& sorted, double p) {
 }
 
 uint64_t transferred_bytes(const Event& e) {
+  // A page fault reached one page of the file (mm_fault_around ranges are not counted: the
+  // program did not touch those pages).
+  if (e.flags & kEventPageFault)
+    return e.nargs == kFaultArgs && !(e.arg(kFaultArgHow).value & kFaultAround)
+               ? static_cast<uint64_t>(std::max<int64_t>(e.arg(kFaultArgLength).value, 0))
+               : 0;
   if (e.rvalue <= 0 || (e.flags & kEventUnfinished)) return 0;
   const SyscallInfo* s = syscall_by_nr(e.nr);
   if (!s || s->ret != ReturnKind::kCount || !(s->classes & (kClassRead | kClassWrite))) return 0;

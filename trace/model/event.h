@@ -66,6 +66,8 @@ enum EventFlags : uint32_t {
   kEventOffCpu = 1u << 5,      // offcpu_ns / vol_switches / invol_switches were measured
   kEventUring = 1u << 6,       // an io_uring request, not a syscall: nr is the equivalent call,
                                // begin = submission, end = completion (uring_* fields valid)
+  kEventPageFault = 1u << 7,   // a page fault on a file-backed mapping, not a syscall: the
+                               // pseudo-call mm_fault / mm_fault_around (trace/model/page_fault.h)
 };
 
 inline constexpr int kMaxArgs = 6;
