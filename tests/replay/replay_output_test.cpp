@@ -35,12 +35,12 @@ TEST(ReplayOutput, SummaryCarriesTheFidelityReportPerClass) {
   rec[0] = {0, 5000, 5200, 3, 0, SkipReason::kNone, false};
   rec[1] = {0, 5300, 5400, 7, trace::kEventMismatch, SkipReason::kNone, false};
   rec[2] = {0, 5500, 5501, 2, 0, SkipReason::kNone, true};
-  rec[3] = {0, 5600, 5601, 0x7f0000, trace::kEventSkipped, SkipReason::kMemoryCall, false};
+  rec[3] = {0, 5600, 5601, 0x7f0000, trace::kEventSkipped, SkipReason::kUnfinished, false};
   ExecStats stats;
   stats.executed = 2;
   stats.emulated = 1;
   stats.mismatched = 1;
-  stats.skipped[static_cast<size_t>(SkipReason::kMemoryCall)] = 1;
+  stats.skipped[static_cast<size_t>(SkipReason::kUnfinished)] = 1;
   ReplaySummary s = summarize_replay(t, events, rec, stats, 0, 601);
   s.timing = "think";
 
@@ -49,7 +49,7 @@ TEST(ReplayOutput, SummaryCarriesTheFidelityReportPerClass) {
   EXPECT_EQ(f.total.replayed, 3u);
   EXPECT_EQ(f.total.emulated, 1u);
   EXPECT_EQ(f.total.mismatched, 1u);
-  EXPECT_EQ(f.total.skipped_by_reason, (std::map<std::string, uint64_t, std::less<>>{{"memory_call", 1}}));
+  EXPECT_EQ(f.total.skipped_by_reason, (std::map<std::string, uint64_t, std::less<>>{{"unfinished", 1}}));
   EXPECT_EQ(f.original_span_ns, 800);
   EXPECT_EQ(f.replay_span_ns, 601);
   EXPECT_EQ(f.replay_span_ns, s.wall_ns);
@@ -64,11 +64,11 @@ TEST(ReplayOutput, SummaryCarriesTheFidelityReportPerClass) {
 
   const nlohmann::json j = s.to_json();
   EXPECT_EQ(j["fidelity"]["timing"], "think");
-  EXPECT_EQ(j["fidelity"]["total"]["skipped_by_reason"]["memory_call"], 1);
+  EXPECT_EQ(j["fidelity"]["total"]["skipped_by_reason"]["unfinished"], 1);
   EXPECT_EQ(j["fidelity"]["by_call"].size(), 4u);
   const std::string text = s.to_text();
   EXPECT_NE(text.find("fidelity: 4 calls, 3 replayed (1 emulated), 1 skipped, 1 mismatched"), std::string::npos) << text;
-  EXPECT_NE(text.find("memory_call 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("unfinished 1"), std::string::npos) << text;
   EXPECT_NE(text.find("(think timing)"), std::string::npos) << text;
 }
 
@@ -83,7 +83,7 @@ TEST(ReplayOutput, IssueRequestRecordsTheSkipReasonAndEmulation) {
   ProcessTable procs(process_seeds(t));
   CallExecutor exec(sb, procs, t.strings);
   ThreadScratch scratch;
-  const RequestAction actions[] = {RequestAction::kReplay, RequestAction::kSkipMemory, RequestAction::kLifecycle};
+  const RequestAction actions[] = {RequestAction::kReplay, RequestAction::kSkipUnfinished, RequestAction::kLifecycle};
   RequestRecord rec[3];
   for (size_t i = 0; i < 3; ++i)
     issue_request(exec, t.events[i], actions[i], nullptr, nullptr, procs.find(1), scratch, &rec[i]);
@@ -91,7 +91,7 @@ TEST(ReplayOutput, IssueRequestRecordsTheSkipReasonAndEmulation) {
   EXPECT_EQ(rec[0].skip, SkipReason::kNone);
   EXPECT_FALSE(rec[0].emulated);
   EXPECT_EQ(rec[1].flags, trace::kEventSkipped);
-  EXPECT_EQ(rec[1].skip, SkipReason::kMemoryCall);
+  EXPECT_EQ(rec[1].skip, SkipReason::kUnfinished);
   EXPECT_FALSE(rec[1].emulated);
   EXPECT_EQ(rec[2].skip, SkipReason::kNone);
   EXPECT_TRUE(rec[2].emulated);
