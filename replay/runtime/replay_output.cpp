@@ -189,7 +189,7 @@ void append_replay_events(trace::TraceSink& sink, const trace::Trace& source,
     e.raw_end_ns = 0;
     // A replayed page fault stays one (trace/model/page_fault.h): stats count its page.
     e.flags = trace::kEventReplayed | (r.flags & (trace::kEventSkipped | trace::kEventMismatch)) |
-              (src.flags & trace::kEventPageFault);
+              (src.flags & trace::kEventPageFault) | (r.emulated ? trace::kEventEmulated : 0u);
     sink.append(e);
   }
 }

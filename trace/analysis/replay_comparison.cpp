@@ -84,12 +84,16 @@ FidelityReport compare_replay(const std::string& original, const std::string& re
   auto o = open_trace_reader(original);
   auto r = open_trace_reader(replayed);
   FidelityAccumulator acc;
-  const uint64_t pairs = pair_replay({o.get(), original}, {r.get(), replayed},
-                                     [&acc](const Event& oe, const StringTable& os, const Event& re) {
-                                       acc.add(oe, function_name(oe, os),
-                                               ReplayedCall{re.begin_ns, re.end_ns, re.flags, {}, Emulation::kUnknown});
-                                     });
   const TraceHeader& h = r->header();
+  // A replayer that stores its summary in the header also flags each emulated call (kEventEmulated).
+  const bool flags_emulation = h.extra.is_object() && h.extra.contains("replay_summary");
+  const uint64_t pairs = pair_replay({o.get(), original}, {r.get(), replayed},
+                                     [&acc, flags_emulation](const Event& oe, const StringTable& os, const Event& re) {
+                                       const Emulation em = (re.flags & kEventEmulated) ? Emulation::kEmulated
+                                                            : flags_emulation       ? Emulation::kExecuted
+                                                                                    : Emulation::kUnknown;
+                                       acc.add(oe, function_name(oe, os), ReplayedCall{re.begin_ns, re.end_ns, re.flags, {}, em});
+                                     });
   const bool given = !summary_path.empty();
   nlohmann::json summary;
   if (given) {

@@ -68,6 +68,8 @@ enum EventFlags : uint32_t {
                                // begin = submission, end = completion (uring_* fields valid)
   kEventPageFault = 1u << 7,   // a page fault on a file-backed mapping, not a syscall: the
                                // pseudo-call mm_fault / mm_fault_around (trace/model/page_fault.h)
+  kEventEmulated = 1u << 8,    // written by a replayer (with kEventReplayed): the replayer emulated
+                               // the call (structure only, a special file, a socket), not the kernel
 };
 
 inline constexpr int kMaxArgs = 6;
