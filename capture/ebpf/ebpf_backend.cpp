@@ -189,7 +189,7 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
   trace::set_lost_reason(h.lost_reasons, trace::kStat_fault_unresolved, drops.fault_unresolved);
   h.settings["ebpf"] = {{"hooks", "tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_{fork,exec,exit}, "
                                   "tp_btf/sched_switch, tp_btf/io_uring_{submit_req,complete}, "
-                                  "tp_btf/page_fault_user, tp_btf/mm_filemap_map_pages"},
+                                  "tp_btf/page_fault_user, tp_btf/mm_filemap_{fault,map_pages}"},
                         {"ring_bytes", loader->ring_bytes()},
                         {"requested_ring_bytes", options.buffer_bytes},
                         {"wakeup_bytes", loader->wakeup_bytes()},
@@ -202,6 +202,7 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
                         {"fd_path_cache_misses", state.cache_misses},
                         {"page_faults", state.faults},
                         {"fault_around_ranges", state.fault_arounds},
+                        {"faults_deferred", drops.faults_deferred},
                         {"untracked_tasks", drops.untracked_tasks}};
   sink.flush();
 

@@ -65,7 +65,7 @@ struct fs_task {
   struct fd_key cached[2];     /* user space holds these paths for this tid (FS_SLOT_*) */
   struct fd_key candidate[2];  /* resolved by the in-flight call; cached once its record is out */
   __u32 candidate_mask;        /* bit slot: candidate[slot] is valid */
-  __u32 pad;
+  __u32 fault_pending;         /* fault_tasks holds a fault still to be looked up */
   __u64 off_since;             /* switched out at this time inside the in-flight call, else 0 */
   struct fs_event ev;
   char area[FS_STR_AREA + FS_STR_MAX];  /* string data; follows ev directly (emitted together) */
@@ -91,10 +91,15 @@ struct {
   __type(value, __u64);
 } drops SEC(".maps");
 
-static __always_inline void count_drop(__u32 reason)
+static __always_inline void count_drops(__u32 reason, __u64 k)
 {
   __u64 *n = bpf_map_lookup_elem(&drops, &reason);
-  if (n) *n += 1;  /* per-CPU slot: no atomic needed */
+  if (n) *n += k;  /* per-CPU slot: no atomic needed */
+}
+
+static __always_inline void count_drop(__u32 reason)
+{
+  count_drops(reason, 1);
 }
 
 static __always_inline void add_str(struct fs_event *e, int arg, int kind, __u32 len)
@@ -363,15 +368,22 @@ static __always_inline int emit(struct fs_task *t)
   return 0;
 }
 
+/* Defined with the page faults below. */
+static __always_inline void note_mmap_file(struct task_struct *task, struct fs_task *t);
+static __always_inline void drain_pending_faults_between_faults(struct task_struct *task, struct fs_task *t,
+                                                                int last_chance);
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(fs_sys_enter, struct pt_regs *regs, long id)
 {
-  struct fs_task *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+  struct task_struct *task = bpf_get_current_task_btf();
+  struct fs_task *t = bpf_task_storage_get(&tasks, task, 0, 0);
   struct fs_event *e;
   __u64 pid_tgid;
   __u16 r;
 
   if (!t) return 0;  /* not traced: the common case for the rest of the system */
+  if (t->fault_pending) drain_pending_faults_between_faults(task, t, 0);
   if (id < 0 || id >= FS_NR_SLOTS) return 0;
   r = roles[id];
   if (!(r & FS_ROLE_WANTED)) return 0;
@@ -453,6 +465,7 @@ int BPF_PROG(fs_sys_exit, struct pt_regs *regs, long ret)
       }
     }
   }
+  if (e->nr == FS_NR_MMAP) note_mmap_file(bpf_get_current_task_btf(), t);
   if (emit(t) == 0 && t->candidate_mask) {
     if (t->candidate_mask & (1 << FS_SLOT_CWD)) t->cached[FS_SLOT_CWD] = t->candidate[FS_SLOT_CWD];
     if (t->candidate_mask & (1 << FS_SLOT_FD)) t->cached[FS_SLOT_FD] = t->candidate[FS_SLOT_FD];
@@ -681,6 +694,7 @@ int BPF_PROG(fs_task_exit, struct task_struct *p, bool group_dead)
   struct fs_task *t = bpf_task_storage_get(&tasks, p, 0, 0);
 
   if (!t || t->state == FS_TASK_NONE) return 0;
+  if (t->fault_pending) drain_pending_faults_between_faults(p, t, 1);
   if (t->inflight && t->state == FS_TASK_ACTIVE) {
     /* exit/exit_group never return; a task killed in a blocking call neither. */
     t->ev.end_ns = bpf_ktime_get_ns();
@@ -720,6 +734,10 @@ int BPF_PROG(fs_task_exit, struct task_struct *p, bool group_dead)
 #define FS_X86_PF_PROT 0x1
 #define FS_X86_PF_WRITE 0x2
 #define FS_X86_PF_INSTR 0x10
+#define FS_FAULT_KNOWN_FILES 4    /* a power of two */
+#define FS_MAP_SHARED 0x01        /* MAP_SHARED; MAP_SHARED_VALIDATE is 0x03 */
+#define FS_MAP_ANONYMOUS 0x20
+#define FS_FAULT_DRAIN_IN_FAULT 4  /* one lookup can succeed with interrupts off; the rest are cache hits */
 
 struct fault_task {
   /* The file whose path user space holds for this tid: identity as in struct fd_key. */
@@ -731,6 +749,20 @@ struct fault_task {
   __u64 vm_pgoff;
   __u64 pgoff;      /* page index of the faulting page in the file */
   __u64 how;        /* FS_FAULT_* of the fault */
+  /* Faults whose lookup found the mm busy, oldest first: entries [pend_head, pend_tail) modulo
+   * FS_FAULT_PENDING_MAX; see drain_pending_faults. */
+  struct pending_fault {
+    __u64 addr, error_code, ns;
+    __u64 file, mapping, flags, page;  /* file 0: not resolved yet (see fs_filemap_fault) */
+  } pend[FS_FAULT_PENDING_MAX];
+  __u32 pend_head, pend_tail;
+  /* The files of the last mappings a lookup found (address_space -> struct file, vm_flags):
+   * a queued fault's own mm_filemap_fault names its address_space and page. */
+  struct fault_known_file {
+    __u64 mapping, file, flags;
+  } known[FS_FAULT_KNOWN_FILES];
+  __u32 known_next;
+  __u32 newest_in_fault;  /* the newest queued fault is the user fault still in progress */
   /* The last mapping bpf_find_vma found (file 0: not a file's), valid while the mm's
    * mm_lock_seq (bumped by every mmap_write_lock, which every mapping change takes) is unchanged:
    * later faults in it skip the lookup. */
@@ -836,6 +868,210 @@ static __always_inline void emit_fault(struct fault_task *ft, __u64 now, __u64 a
   }
 }
 
+/* Remembers that address_space mapping belongs to file (mapped with vm_flags flags). */
+static __always_inline void note_known_file(struct fault_task *ft, __u64 mapping, __u64 file, __u64 flags)
+{
+  struct fault_known_file *k = &ft->known[ft->known_next & (FS_FAULT_KNOWN_FILES - 1)];
+  __u32 i;
+
+  for (i = 0; i < FS_FAULT_KNOWN_FILES; i++) {
+    if (ft->known[i].mapping != mapping) continue;
+    ft->known[i].file = file;
+    ft->known[i].flags = flags;
+    return;
+  }
+  k->mapping = mapping;
+  k->file = file;
+  k->flags = flags;
+  ft->known_next++;
+}
+
+/* After a successful mmap of a file by this thread: its faults can then be resolved by their
+ * mm_filemap_fault even when the mm is too busy to look the mapping up. */
+static __always_inline void note_mmap_file(struct task_struct *task, struct fs_task *t)
+{
+  struct fs_event *e = &t->ev;
+  struct fault_task *ft;
+  struct file *f;
+  __s64 fd = (int)e->args[4];
+  __u64 file = 0, flags;
+
+  if (e->ret < 0 && e->ret > -4096) return;
+  if (fd < 0 || (e->args[3] & FS_MAP_ANONYMOUS)) return;
+  if ((t->candidate_mask & (1 << FS_SLOT_FD)) && t->candidate[FS_SLOT_FD].fd == fd)
+    file = t->candidate[FS_SLOT_FD].file;
+  else if (t->cached[FS_SLOT_FD].fd == fd)
+    file = t->cached[FS_SLOT_FD].file;
+  if (!file) return;
+  ft = bpf_task_storage_get(&fault_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!ft) return;
+  f = (struct file *)file;
+  flags = (e->args[3] & FS_MAP_SHARED) ? FS_VM_SHARED : 0;  /* MAP_SHARED or MAP_SHARED_VALIDATE */
+  note_known_file(ft, (__u64)BPF_CORE_READ(f, f_mapping), file, flags);
+}
+
+/* Looks up the mapping at address in the current task's mm: 0 with v filled (v->file = 0: not a
+ * regular file's), 1 when nothing is mapped there, -FS_EBUSY when the mm's lock could not be
+ * taken without waiting (a concurrent mmap/munmap holds it, or, with interrupts off, the deferred
+ * unlock of the previous lookup on this CPU is still queued). */
+static __always_inline int lookup_fault_vma(struct task_struct *task, struct fault_task *ft, __u64 address,
+                                            struct fault_vma *v)
+{
+  struct mm_struct *mm = task->mm;
+  __u64 seq;
+  long err;
+
+  if (!mm) return -FS_EBUSY;  /* at exit, after exit_mm: cannot be looked up any more */
+  /* bpf_find_vma costs ~10 us with interrupts off (its mmap_lock release is deferred to an
+   * irq_work, a self-IPI: a VM exit on this VM), so the last mapping found is reused while the
+   * mm's write-lock sequence says no mapping changed. */
+  seq = BPF_CORE_READ(mm, mm_lock_seq.sequence);
+  if (ft->vma.mm == (__u64)mm && ft->vma.seq == seq && !(seq & 1) && address >= ft->vma.start &&
+      address < ft->vma.end) {
+    v->file = ft->vma.file;
+    v->start = ft->vma.start;
+    v->pgoff = ft->vma.pgoff;
+    v->flags = ft->vma.flags;
+    v->mapping = ft->vma.mapping;
+    return 0;
+  }
+  err = bpf_find_vma(task, address, fault_vma_cb, v, 0);
+  if (err == -FS_EBUSY) return -FS_EBUSY;
+  if (err) return 1;  /* no mapping there: a SIGSEGV to come */
+  ft->vma.mm = (__u64)mm;
+  ft->vma.seq = seq;  /* read before the lookup: a change since then invalidates it */
+  ft->vma.start = v->start;
+  ft->vma.end = v->end;
+  ft->vma.file = v->file;
+  ft->vma.pgoff = v->pgoff;
+  ft->vma.flags = v->flags;
+  ft->vma.mapping = v->mapping;
+  if (v->file) note_known_file(ft, v->mapping, v->file, v->flags);
+  return 0;
+}
+
+/* Records the fault at address (x86 error code error_code, entered the kernel at when) on page
+ * `page` of file (its address_space mapping; flags: the mapping's vm_flags), and remembers it as
+ * the fault in progress for its fault-around range. */
+static __always_inline void record_fault_at(struct fault_task *ft, __u64 file, __u64 mapping, __u64 flags,
+                                            __u64 page, __u64 address, __u64 error_code, __u64 when)
+{
+  __u64 how = 0;
+
+  if (error_code & FS_X86_PF_WRITE) how |= FS_FAULT_WRITE;
+  if (error_code & FS_X86_PF_INSTR) how |= FS_FAULT_EXEC;
+  if (error_code & FS_X86_PF_PROT) how |= FS_FAULT_PRESENT;
+  if (flags & FS_VM_SHARED) how |= FS_FAULT_SHARED;
+  ft->file = file;
+  ft->vm_start = address & ~((1ull << FS_PAGE_SHIFT) - 1);  /* the mapping is linear: page <-> address */
+  ft->vm_pgoff = page;
+  ft->pgoff = page;
+  ft->how = how;
+  ft->mapping = mapping;
+  emit_fault(ft, when, address, page << FS_PAGE_SHIFT, 1 << FS_PAGE_SHIFT, how);
+}
+
+static __always_inline void record_fault(struct fault_task *ft, struct fault_vma *v, __u64 address,
+                                         __u64 error_code, __u64 when)
+{
+  __u64 page = (address >> FS_PAGE_SHIFT) - (v->start >> FS_PAGE_SHIFT) + v->pgoff;
+
+  record_fault_at(ft, v->file, v->mapping, v->flags, page, address, error_code, when);
+}
+
+/* A fault whose lookup finds the mm busy is queued (per thread, in order) and looked up again at
+ * the thread's next chances: later in the same fault (mm_filemap_map_pages, under the fault's own
+ * lock), at its next fault, at its next system call, at its exit. By then each queued fault has
+ * been handled against the mapping the lookup now finds (the fault waited for that same lock), so
+ * its record is the one it would have given, with its original time, and records stay in the
+ * thread's order. With interrupts off only one bpf_find_vma per program can succeed (the unlock
+ * is deferred to an irq_work that must run first), so a fault drains what the cache allows and one
+ * lookup; the other places drain everything the lock lets them. Returns how many are still queued. */
+static __always_inline __u32 drain_pending_faults(struct task_struct *task, struct fs_task *t,
+                                                  struct fault_task *ft, __u32 max)
+{
+  struct fault_vma v;
+  struct pending_fault *pf;
+  __u32 i;
+  int err;
+
+  for (i = 0; i < max && i < FS_FAULT_PENDING_MAX; i++) {
+    if (ft->pend_head == ft->pend_tail) break;
+    pf = &ft->pend[ft->pend_head & (FS_FAULT_PENDING_MAX - 1)];
+    if (pf->file) {  /* resolved by its own mm_filemap_fault */
+      record_fault_at(ft, pf->file, pf->mapping, pf->flags, pf->page, pf->addr, pf->error_code, pf->ns);
+      ft->pend_head++;
+      continue;
+    }
+    __builtin_memset(&v, 0, sizeof v);
+    err = lookup_fault_vma(task, ft, pf->addr, &v);
+    if (err == -FS_EBUSY) break;
+    if (err == 0 && v.file) record_fault(ft, &v, pf->addr, pf->error_code, pf->ns);
+    ft->pend_head++;
+  }
+  t->fault_pending = ft->pend_head != ft->pend_tail;
+  return ft->pend_tail - ft->pend_head;
+}
+
+/* Emits the resolved faults at the head of the queue, without any lookup. */
+static __always_inline void drain_resolved_pending_faults(struct fault_task *ft)
+{
+  struct pending_fault *pf;
+  __u32 i;
+
+  for (i = 0; i < FS_FAULT_PENDING_MAX; i++) {
+    if (ft->pend_head == ft->pend_tail) break;
+    pf = &ft->pend[ft->pend_head & (FS_FAULT_PENDING_MAX - 1)];
+    if (!pf->file) break;
+    record_fault_at(ft, pf->file, pf->mapping, pf->flags, pf->page, pf->addr, pf->error_code, pf->ns);
+    ft->pend_head++;
+  }
+}
+
+static __always_inline void queue_pending_fault(struct fs_task *t, struct fault_task *ft, __u64 address,
+                                                __u64 error_code, __u64 when)
+{
+  struct pending_fault *pf;
+
+  if (ft->pend_tail - ft->pend_head >= FS_FAULT_PENDING_MAX) {
+    /* The mm stayed busy for a whole queue: the oldest (unresolved: a resolved head is emitted at
+     * once) is given up, so the ones its own filemap fault resolved behind it can go out. */
+    count_drop(FS_DROP_FAULT_UNRESOLVED);
+    ft->pend_head++;
+    drain_resolved_pending_faults(ft);
+  }
+  pf = &ft->pend[ft->pend_tail & (FS_FAULT_PENDING_MAX - 1)];
+  pf->addr = address;
+  pf->error_code = error_code;
+  pf->ns = when;
+  pf->file = 0;
+  ft->pend_tail++;
+  t->fault_pending = 1;
+  count_drop(FS_COUNT_FAULT_DEFERRED);
+}
+
+/* Between faults (system call entry, task exit): no fault is in progress afterwards. At the
+ * task's exit (last_chance) what is still queued is given up and counted. */
+static __always_inline void drain_pending_faults_between_faults(struct task_struct *task, struct fs_task *t,
+                                                                int last_chance)
+{
+  struct fault_task *ft = bpf_task_storage_get(&fault_tasks, task, 0, 0);
+  __u32 left;
+
+  if (!ft) {
+    t->fault_pending = 0;
+    return;
+  }
+  left = drain_pending_faults(task, t, ft, FS_FAULT_PENDING_MAX);
+  ft->mapping = 0;  /* those faults are over: no fault-around range belongs to them any more */
+  ft->newest_in_fault = 0;
+  if (last_chance && left) {
+    count_drops(FS_DROP_FAULT_UNRESOLVED, left);  /* the mm stayed busy to the end */
+    ft->pend_head = ft->pend_tail;
+    t->fault_pending = 0;
+  }
+}
+
 SEC("tp_btf/page_fault_user")
 int BPF_PROG(fs_page_fault, unsigned long address, struct pt_regs *regs, unsigned long error_code)
 {
@@ -844,9 +1080,7 @@ int BPF_PROG(fs_page_fault, unsigned long address, struct pt_regs *regs, unsigne
   struct fs_task *t = bpf_task_storage_get(&tasks, task, 0, 0);
   struct fault_vma v = {};
   struct fault_task *ft;
-  struct mm_struct *mm;
-  __u64 how = 0, page, seq;
-  long err;
+  int err;
 
   if (!t || t->state != FS_TASK_ACTIVE) return 0;  /* untraced: one lookup per fault */
   if (!(roles[FS_NR_MMAP] & FS_ROLE_WANTED)) return 0;
@@ -855,48 +1089,54 @@ int BPF_PROG(fs_page_fault, unsigned long address, struct pt_regs *regs, unsigne
     count_drop(FS_DROP_FAULT_UNRESOLVED);
     return 0;
   }
-  ft->mapping = 0;
-  /* bpf_find_vma costs ~10 us here with interrupts off (its mmap_lock release is deferred to an
-   * irq_work, a self-IPI: a VM exit on this VM), so the last mapping found is reused while the
-   * mm's write-lock sequence says no mapping changed. */
-  mm = task->mm;
-  seq = BPF_CORE_READ(mm, mm_lock_seq.sequence);
-  if (ft->vma.mm == (__u64)mm && ft->vma.seq == seq && !(seq & 1) && address >= ft->vma.start &&
-      address < ft->vma.end) {
-    v.file = ft->vma.file;
-    v.start = ft->vma.start;
-    v.pgoff = ft->vma.pgoff;
-    v.flags = ft->vma.flags;
-    v.mapping = ft->vma.mapping;
-  } else {
-    err = bpf_find_vma(task, address, fault_vma_cb, &v, 0);
-    if (err == -FS_EBUSY) {  /* the mm's lock is held for writing (a concurrent mmap/munmap) */
-      count_drop(FS_DROP_FAULT_UNRESOLVED);
-      return 0;
-    }
-    if (err) return 0;  /* no mapping there: a SIGSEGV to come */
-    ft->vma.mm = (__u64)mm;
-    ft->vma.seq = seq;  /* read before the lookup: a change since then invalidates it */
-    ft->vma.start = v.start;
-    ft->vma.end = v.end;
-    ft->vma.file = v.file;
-    ft->vma.pgoff = v.pgoff;
-    ft->vma.flags = v.flags;
-    ft->vma.mapping = v.mapping;
+  ft->newest_in_fault = 0;
+  if (t->fault_pending && drain_pending_faults(task, t, ft, FS_FAULT_DRAIN_IN_FAULT)) {
+    queue_pending_fault(t, ft, address, error_code, now);  /* after the older ones, in order */
+    ft->newest_in_fault = 1;
+    ft->mapping = 0;
+    return 0;
   }
-  if (!v.file) return 0;  /* not a regular file's mapping */
-  if (error_code & FS_X86_PF_WRITE) how |= FS_FAULT_WRITE;
-  if (error_code & FS_X86_PF_INSTR) how |= FS_FAULT_EXEC;
-  if (error_code & FS_X86_PF_PROT) how |= FS_FAULT_PRESENT;
-  if (v.flags & FS_VM_SHARED) how |= FS_FAULT_SHARED;
-  page = (address >> FS_PAGE_SHIFT) - (v.start >> FS_PAGE_SHIFT) + v.pgoff;
-  ft->file = v.file;
-  ft->vm_start = v.start;
-  ft->vm_pgoff = v.pgoff;
-  ft->pgoff = page;
-  ft->how = how;
-  ft->mapping = v.mapping;
-  emit_fault(ft, now, address, page << FS_PAGE_SHIFT, 1 << FS_PAGE_SHIFT, how);
+  ft->mapping = 0;  /* no fault-around range belongs to an earlier fault */
+  err = lookup_fault_vma(task, ft, address, &v);
+  if (err == -FS_EBUSY) {
+    queue_pending_fault(t, ft, address, error_code, now);
+    ft->newest_in_fault = 1;
+    return 0;
+  }
+  if (err || !v.file) return 0;  /* unmapped, or not a regular file's mapping */
+  record_fault(ft, &v, address, error_code, now);
+  return 0;
+}
+
+/* filemap_fault, inside a fault that reads a file's page through the page cache (a miss, a COW
+ * or shared write fault, a read fault fault-around did not satisfy): it names the address_space
+ * and the faulting page's index. When this fault is queued (its lookup found the mm busy) and an
+ * earlier lookup of this thread found that address_space's file, that resolves it exactly,
+ * without the mm's lock. */
+SEC("tp_btf/mm_filemap_fault")
+int BPF_PROG(fs_filemap_fault, struct address_space *mapping, unsigned long index)
+{
+  struct task_struct *task = bpf_get_current_task_btf();
+  struct fs_task *t = bpf_task_storage_get(&tasks, task, 0, 0);
+  struct fault_task *ft;
+  struct pending_fault *pf;
+  __u32 i;
+
+  if (!t || t->state != FS_TASK_ACTIVE || t->inflight || !t->fault_pending) return 0;
+  ft = bpf_task_storage_get(&fault_tasks, task, 0, 0);
+  if (!ft || ft->pend_head == ft->pend_tail || !ft->newest_in_fault) return 0;
+  pf = &ft->pend[(ft->pend_tail - 1) & (FS_FAULT_PENDING_MAX - 1)];  /* the fault in progress */
+  if (!pf->file) {
+    for (i = 0; i < FS_FAULT_KNOWN_FILES; i++) {
+      if (ft->known[i].mapping != (__u64)mapping) continue;
+      pf->file = ft->known[i].file;
+      pf->mapping = (__u64)mapping;
+      pf->flags = ft->known[i].flags;
+      pf->page = index;
+      break;
+    }
+  }
+  drain_pending_faults(task, t, ft, FS_FAULT_PENDING_MAX);
   return 0;
 }
 
@@ -912,7 +1152,9 @@ int BPF_PROG(fs_fault_around, struct address_space *mapping, unsigned long start
    * MADV_POPULATE) faults pages in too, but that is the syscall's work. */
   if (!t || t->state != FS_TASK_ACTIVE || t->inflight) return 0;
   ft = bpf_task_storage_get(&fault_tasks, task, 0, 0);
-  if (!ft || !ft->mapping || ft->mapping != (__u64)mapping) return 0;
+  if (!ft) return 0;
+  if (t->fault_pending) drain_pending_faults(task, t, ft, FS_FAULT_PENDING_MAX);  /* this fault's, under its lock */
+  if (!ft->mapping || ft->mapping != (__u64)mapping) return 0;
   if (start > ft->pgoff || last < ft->pgoff || last - start > (1u << 20)) return 0;
   ft->mapping = 0;  /* one range per fault */
   emit_fault(ft, now, ft->vm_start + ((start - ft->vm_pgoff) << FS_PAGE_SHIFT), start << FS_PAGE_SHIFT,

@@ -62,7 +62,8 @@ enum fs_drop_reason {
   FS_DROP_UNTRACKED_TASK = 1,  /* a traced task's child got no state (allocation failed) */
   FS_DROP_URING_UNTRACKED = 2,  /* an io_uring request found its in-flight table full: not recorded */
   FS_DROP_FAULT_UNRESOLVED = 3,  /* a traced page fault whose mapping could not be looked up */
-  FS_DROP_NR_REASONS = 4,
+  FS_COUNT_FAULT_DEFERRED = 4,  /* not a loss: a fault looked up later (the mm was busy) */
+  FS_DROP_NR_REASONS = 5,
 };
 
 struct fs_str_desc {
@@ -111,6 +112,7 @@ struct fs_event {
 #define FS_FAULT_PRESENT 4
 #define FS_FAULT_SHARED 8
 #define FS_FAULT_AROUND 16
+#define FS_FAULT_PENDING_MAX 16  /* faults queued per thread while the mm is busy (a power of two) */
 #define FS_NR_MMAP 9                /* faults are recorded when mmap is selected (-e trace=) */
 #define FS_AT_FDCWD (-100)
 #define FS_SLOT_CWD 0

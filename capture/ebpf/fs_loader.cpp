@@ -153,6 +153,7 @@ FsDrops FsLoader::drops() const {
     if (key == FS_DROP_UNTRACKED_TASK) d.untracked_tasks = sum;
     if (key == FS_DROP_URING_UNTRACKED) d.uring_untracked = sum;
     if (key == FS_DROP_FAULT_UNRESOLVED) d.fault_unresolved = sum;
+    if (key == FS_COUNT_FAULT_DEFERRED) d.faults_deferred = sum;
   }
   return d;
 }

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -29,12 +30,15 @@
 
 #include "common/clock.h"
 #include "trace/io/trace_sink.h"
+#include "trace/model/page_fault.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace {
 
 constexpr int kOpsPerThread = 25;  // pwrite64 and pread64 calls per thread
 constexpr int kUmaskCalls = 20000;
+constexpr long kStormPages = 4000;   // pages of the mapped file written once each
+constexpr int kChurnRounds = 10000;  // mmap/munmap rounds per churning thread (at most)
 
 // ---- workload mode: this binary re-executed with RASTRO_EBPF_WORKLOAD set ----------------------
 // Raw syscalls so the trace shows exactly these numbers whatever libc does.
@@ -100,6 +104,43 @@ int run_workload_if_asked() {
       std::_Exit(0);
     }
     ::waitpid(c, nullptr, 0);
+    std::_Exit(0);
+  }
+  if (m == "faultstorm") {
+    // Two threads map and unmap anonymous memory (each takes the mm's lock for writing) while the
+    // main thread writes one byte to every page of a private file mapping: one write fault per
+    // page (a write fault maps no neighbours), many of them finding the mm's lock busy. The
+    // churning threads touch nothing, so every fault of the run is the main thread's.
+    std::string dir = std::getenv("RASTRO_EBPF_DIR");
+    std::atomic<bool> done{false}, go{false};
+    std::atomic<int> ready{0}, stopped{0};
+    auto churn = [&done, &go, &ready, &stopped] {
+      ready++;  // started (its own stack faulted) before any churning: those faults resolve
+      while (!go.load()) {
+      }
+      for (int i = 0; i < kChurnRounds && !done.load(); ++i) {
+        void* p = ::mmap(nullptr, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) std::_Exit(4);
+        ::munmap(p, 1 << 16);
+      }
+      // Exit only once nobody churns: a fault of the exiting thread (glibc frees its stack) that
+      // still found the mm busy at the thread's exit could not be looked up any more (counted).
+      stopped++;
+      while (stopped.load() < 2) {
+      }
+    };
+    std::thread a(churn), b(churn);
+    while (ready.load() < 2) {
+    }
+    go = true;
+    int fd = ::open((dir + "/storm.dat").c_str(), O_RDONLY);
+    void* map = ::mmap(nullptr, kStormPages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (fd < 0 || map == MAP_FAILED) std::_Exit(3);
+    for (long i = 0; i < kStormPages; ++i) static_cast<volatile char*>(map)[i * 4096] = 1;
+    done = true;
+    a.join();
+    b.join();
+    std::ofstream(dir + "/storm.tid") << ::syscall(SYS_gettid) << '\n';
     std::_Exit(0);
   }
   if (m == "fs") {
@@ -256,6 +297,50 @@ TEST_F(EbpfBackendTest, CapturesTwoProcessesTimesTwoThreadsExactly) {
     }
   }
   std::system(("rm -rf " + dir + " " + report_dir).c_str());
+}
+
+TEST_F(EbpfBackendTest, FaultsThatFindTheMmBusyAreLookedUpLaterNotLost) {
+  std::string dir = make_temp_dir("storm");
+  ASSERT_FALSE(dir.empty());
+  {
+    std::ofstream f(dir + "/storm.dat", std::ios::binary);
+    std::string page(4096, 'x');
+    for (long i = 0; i < kStormPages; ++i) f << page;
+  }
+  auto opts = options("fs", {"RASTRO_EBPF_WORKLOAD=faultstorm", "RASTRO_EBPF_DIR=" + dir});
+  rastro::trace::MemorySink sink;
+  rastro::capture::ebpf::EbpfBackend backend;
+  ASSERT_EQ(backend.run(opts, sink), 0);
+  const auto& t = sink.trace();
+  long tid = 0;
+  ASSERT_TRUE(std::ifstream(dir + "/storm.tid") >> tid) << "the workload did not finish";
+  EXPECT_EQ(t.header.events_lost, 0u) << t.header.lost_reasons.dump();
+
+  // Every page written faulted exactly once, for writing, in the writing thread, in time order.
+  const std::string file = dir + "/storm.dat";
+  std::map<long, int> faults_per_page;
+  int64_t last_ns = 0;
+  bool in_order = true;
+  for (const auto& e : t.events) {
+    if (!(e.flags & rastro::trace::kEventPageFault)) continue;
+    if (t.strings.get(e.args[rastro::trace::kFaultArgFile].str) != file) continue;
+    const int64_t how = e.args[rastro::trace::kFaultArgHow].value;
+    if (how & rastro::trace::kFaultAround) continue;
+    EXPECT_EQ(e.tid, tid);
+    EXPECT_TRUE(how & rastro::trace::kFaultWrite);
+    faults_per_page[e.args[rastro::trace::kFaultArgOffset].value / 4096]++;
+    if (e.begin_ns < last_ns) in_order = false;
+    last_ns = e.begin_ns;
+  }
+  EXPECT_TRUE(in_order) << "a looked-up-later fault was recorded after a later fault of its thread";
+  EXPECT_EQ(faults_per_page.size(), static_cast<size_t>(kStormPages));
+  for (const auto& [page, n] : faults_per_page) {
+    EXPECT_GE(page, 0);
+    EXPECT_LT(page, kStormPages);
+    EXPECT_EQ(n, 1) << "page " << page;
+  }
+  std::printf("faults looked up later (the mm was busy): %s\n", t.header.settings["ebpf"]["faults_deferred"].dump().c_str());
+  std::system(("rm -rf " + dir).c_str());
 }
 
 TEST_F(EbpfBackendTest, PathOnANotYetFaultedPageIsReadAtExit) {
