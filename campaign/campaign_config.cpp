@@ -21,6 +21,9 @@ const std::set<std::string> kReplayers = {"workers", "coordinator", "compiled"};
 const std::set<std::string> kOrderings = {"thread", "fs", "temporal"};
 const std::set<std::string> kTimings = {"fullspeed", "timestamp", "think"};
 const std::set<std::string> kCacheStates = {"cold", "warm"};
+const std::set<std::string> kMpis = {"openmpi", "mpich"};
+const std::set<std::string> kMpiReplayers = {"workers", "coordinator"};  // replay --mpi has no compiled engine
+const std::set<std::string> kMpiCaptureInstruments = {"ptrace", "ebpf", "strace"};
 
 void check_members(const std::vector<std::string>& values, const std::set<std::string>& allowed,
                    const char* key, const std::string& origin) {
@@ -38,6 +41,7 @@ const char* kind_name(CampaignKind kind) {
     case CampaignKind::kCapture: return "capture";
     case CampaignKind::kReplay: return "replay";
     case CampaignKind::kMacro: return "macro";
+    case CampaignKind::kMpi: return "mpi";
   }
   return "?";
 }
@@ -58,6 +62,7 @@ nlohmann::json CampaignConfig::to_json() const {
   if (warmup > 0) j["warmup"] = warmup;
   if (originals != 1) j["originals"] = originals;
   if (!cpus.empty()) j["cpus"] = cpus;
+  if (kind == CampaignKind::kMpi) j["mpi_capture_instrument"] = mpi_capture_instrument;
   if (!instrument_commands.empty()) j["instrument_commands"] = instrument_commands;
   return j;
 }
@@ -70,13 +75,14 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
     if (k == "capture") c.kind = CampaignKind::kCapture;
     else if (k == "replay") c.kind = CampaignKind::kReplay;
     else if (k == "macro") c.kind = CampaignKind::kMacro;
-    else throw Error(fmt::format("{}: 'kind' must be capture, replay or macro", origin));
+    else if (k == "mpi") c.kind = CampaignKind::kMpi;
+    else throw Error(fmt::format("{}: 'kind' must be capture, replay, macro or mpi", origin));
     c = default_config(c.kind);
   }
   const std::set<std::string> known = {
       "kind", "types", "levels", "instruments", "backgrounds", "replicates", "ops", "block",
       "file_size", "pauses_us", "replayers", "orderings", "timings", "macro_duration_s",
-      "macro_files", "macro_capture_instrument", "cache", "drop_caches", "warmup", "originals", "cpus", "instrument_commands", "fio", "seed",
+      "macro_files", "macro_capture_instrument", "mpi_capture_instrument", "cache", "drop_caches", "warmup", "originals", "cpus", "instrument_commands", "fio", "seed",
       "retries"};
   for (const auto& [key, value] : j.items())
     if (!known.count(key))
@@ -127,6 +133,7 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   get("macro_duration_s", c.macro_duration_s);
   get("macro_files", c.macro_files);
   get("macro_capture_instrument", c.macro_capture_instrument);
+  get("mpi_capture_instrument", c.mpi_capture_instrument);
   if (j.contains("drop_caches")) {
     if (j.contains("cache"))
       throw Error(fmt::format("{}: give 'cache' or the older 'drop_caches', not both", origin));
@@ -142,7 +149,8 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
   get("fio", c.fio);
   get("seed", c.seed);
   get("retries", c.retries);
-  check_members(c.types, kTypes, "types", origin);
+  const bool mpi = c.kind == CampaignKind::kMpi;
+  check_members(c.types, mpi ? kMpis : kTypes, "types", origin);
   std::set<std::string> instruments = kInstruments;
   for (const auto& [name, argv] : c.instrument_commands) {
     if (name.empty() || kInstruments.count(name) || name.rfind("fio", 0) == 0 ||
@@ -160,7 +168,17 @@ CampaignConfig config_from_json(const nlohmann::json& j, const std::string& orig
     instruments.insert(name);
   }
   check_members(c.instruments, instruments, "instruments", origin);
-  check_members(c.replayers, kReplayers, "replayers", origin);
+  check_members(c.replayers, mpi ? kMpiReplayers : kReplayers, "replayers", origin);
+  if (mpi) {
+    check_members({c.mpi_capture_instrument}, kMpiCaptureInstruments, "mpi_capture_instrument", origin);
+    if (c.instruments != std::vector<std::string>{"reference"})
+      throw Error(fmt::format("{}: an mpi campaign's instruments are [\"reference\"] (its capture backend is "
+                              "'mpi_capture_instrument')", origin));
+    for (int l : c.levels)
+      if (l < 2) throw Error(fmt::format("{}: an mpi campaign's levels are ranks per job, at least 2 (got {})", origin, l));
+    if (c.pauses_us != std::vector<int>{0}) throw Error(fmt::format("{}: an mpi campaign has no pauses_us", origin));
+    if (c.warmup > 0) throw Error(fmt::format("{}: an mpi campaign has no warmup (its measurands are per job)", origin));
+  }
   check_members(c.orderings, kOrderings, "orderings", origin);
   check_members(c.timings, kTimings, "timings", origin);
   check_members(c.cache, kCacheStates, "cache", origin);
@@ -224,6 +242,14 @@ CampaignConfig default_config(CampaignKind kind) {
     c.backgrounds = {0};
     c.pauses_us = {0, 10, 50};
     c.timings = {"fullspeed", "timestamp"};
+  } else if (kind == CampaignKind::kMpi) {
+    c.types = {"openmpi"};   // the MPI the workload is built and launched with
+    c.levels = {2, 4};       // ranks per job
+    c.instruments = {"reference"};
+    c.backgrounds = {0};
+    c.replayers = {"workers", "coordinator"};
+    c.ops = 4;               // token-ring rounds
+    c.replicates = 5;
   } else if (kind == CampaignKind::kMacro) {
     c.types = {"sr"};  // unused by macro runs; kept valid
     c.levels = {4};
@@ -236,6 +262,15 @@ CampaignConfig default_config(CampaignKind kind) {
 
 CampaignConfig quick_config(CampaignKind kind) {
   CampaignConfig c = default_config(kind);
+  if (kind == CampaignKind::kMpi) {
+    c.levels = {2};
+    c.replicates = 3;
+    c.ops = 2;
+    c.replayers = {"workers"};
+    c.orderings = {"fs"};
+    c.timings = {"fullspeed"};
+    return c;
+  }
   c.types = {"sr", "sw"};
   c.levels = {1, 2};
   c.replicates = 3;

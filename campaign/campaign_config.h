@@ -12,16 +12,18 @@
 
 namespace rastro::campaign {
 
-enum class CampaignKind { kCapture, kReplay, kMacro };
+// kMpi: a multi-rank MPI job (mpi/workload/) captured with `capture --mpi`, merged, and replayed
+// with `mpirun … rastro replay --mpi` (docs/campaign.md, "MPI jobs").
+enum class CampaignKind { kCapture, kReplay, kMacro, kMpi };
 
 struct CampaignConfig {
   CampaignKind kind = CampaignKind::kCapture;
-  std::vector<std::string> types = {"rr", "rw", "sr", "sw"};  // micro workload types
-  std::vector<int> levels = {1, 2, 3, 4};                      // worker threads (load level)
+  std::vector<std::string> types = {"rr", "rw", "sr", "sw"};  // micro workload types (mpi: the MPIs)
+  std::vector<int> levels = {1, 2, 3, 4};                      // worker threads (load level; mpi: ranks)
   std::vector<std::string> instruments = {"reference", "strace", "ptrace", "ebpf", "stap"};
   std::vector<int> backgrounds = {0, 1};                       // CPU-hog processes during the run
   int replicates = 10;
-  uint64_t ops = 2000;            // requests per thread
+  uint64_t ops = 2000;            // requests per thread (mpi: rounds of the workload's token ring)
   uint64_t block = 4096;
   uint64_t file_size = 16u << 20; // per-thread file
   std::vector<int> pauses_us = {0};  // pause between requests (replay: 0, 10, 50)
@@ -33,6 +35,8 @@ struct CampaignConfig {
   double macro_duration_s = 5;
   int macro_files = 200;
   std::string macro_capture_instrument = "ebpf";
+  // MPI campaigns: the backend of `capture --mpi` that makes the originals and the reference runs.
+  std::string mpi_capture_instrument = "ptrace";
   // Cache state, an explicit factor of the design: "cold" = page/dentry/inode caches dropped after
   // the files are laid out (root only), "warm" = the files read once after layout so they are
   // cached. The legacy key "drop_caches": true/false means ["cold"]/["warm"].

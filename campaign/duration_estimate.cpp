@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,9 @@ constexpr double kRunOverheadS = 0.5;
 constexpr double kEbpfAttachS = 0.4;       // loading and attaching the BPF programs
 constexpr double kPrepareBytesPerS = 300e6;  // writing the workload's files, then sync
 constexpr double kCompileS = 25;           // one `rastro compile --build` per replay cell
+// An MPI job run (campaign kind mpi): mpirun starting the ranks, their MPI start-up (~2 000 calls
+// each, most of the run under ptrace), the merge; per rank. The cell's original costs one more.
+constexpr double kMpiRankS = 1.0;
 
 double per_call_us(const std::string& instrument) {
   static const std::map<std::string, double> us = {
@@ -35,10 +39,14 @@ double estimated_duration_s(const CampaignConfig& c) {
   constexpr double kCores = 2;
   double total = 0;
   std::map<std::string, bool> compiled_cells;
+  std::set<std::string> mpi_originals;  // cells whose original job is already counted
   for (const auto& run : expand_runs(c)) {
     double s = kRunOverheadS;
     if (run.instrument == "ebpf") s += kEbpfAttachS;
-    if (c.kind == CampaignKind::kMacro) {
+    if (c.kind == CampaignKind::kMpi) {
+      s += kMpiRankS * run.level;
+      if (mpi_originals.insert(run.type + std::to_string(run.level)).second) s += kMpiRankS * run.level;
+    } else if (c.kind == CampaignKind::kMacro) {
       s += c.macro_duration_s;
     } else {
       s += static_cast<double>(c.file_size) * run.level / kPrepareBytesPerS;

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -14,6 +15,7 @@
 #include "campaign/cpu_pinning.h"
 #include "campaign/fio_job.h"
 #include "campaign/measurement.h"
+#include "campaign/mpi_job_measurement.h"
 #include "campaign/run_executor.h"
 #include "campaign/subprocess.h"
 #include "capture/common/backend.h"
@@ -21,6 +23,7 @@
 #include "common/drop_caches.h"
 #include "common/env_inventory.h"
 #include "common/error.h"
+#include "mpi/launch_env.h"
 #include "trace/analysis/concurrency.h"
 #include "trace/io/trace_io.h"
 
@@ -85,6 +88,7 @@ class ProcessExecutor final : public RunExecutor {
   }
 
   std::string unavailable(const std::string& instrument) override {
+    if (config_.kind == CampaignKind::kMpi) return mpi_unavailable();
     if (instrument == "reference" || instrument == "workers" || instrument == "coordinator") return "";
     if (instrument.rfind("fio", 0) == 0) {
       if (run_process({"fio", "--version"}, 30).status != 0) return "fio is not installed (scripts/setup.sh installs it)";
@@ -124,6 +128,7 @@ class ProcessExecutor final : public RunExecutor {
       recorder.start();
       if (config_.kind == CampaignKind::kCapture) capture_run(run, dir, outcome);
       else if (config_.kind == CampaignKind::kReplay) replay_run(run, dir, outcome);
+      else if (config_.kind == CampaignKind::kMpi) mpi_run(run, dir, outcome);
       else macro_run(run, dir, outcome);
       outcome.background = recorder.stop({});
       outcome.background["level"] = run.background;
@@ -237,7 +242,11 @@ class ProcessExecutor final : public RunExecutor {
     std::string data = work_ + "/originals/data", tmp = path + ".tmp";
     std::error_code ec;
     fs::remove_all(data, ec);
-    if (run.type == "fileserver") {
+    if (config_.kind == CampaignKind::kMpi) {
+      if (run.cache == "cold") set_cache_state(run, data);
+      capture_job(run, data, tmp + ".ranks", tmp);
+      fs::remove_all(tmp + ".ranks", ec);
+    } else if (run.type == "fileserver") {
       run_step(macro_args(run, data, original_seed(run), tmp), "original fileserver run");
     } else {
       auto bench = micro_args(run, data, original_seed(run));
@@ -352,6 +361,106 @@ class ProcessExecutor final : public RunExecutor {
       if (summary.contains(k)) extra[k] = summary[k];
     extra["originals"] = config_.originals;
     measure_classes(replayed, orig, {}, extra);
+  }
+
+  // MPI jobs (docs/campaign.md, "MPI jobs"). Type = the MPI, level = ranks per job.
+  static mpi::MpiFlavor mpi_flavor(const RunSpec& run) {
+    auto flavor = mpi::flavor_from_name(run.type);
+    if (!flavor) throw StepFailure{"'" + run.type + "' is not an MPI (openmpi, mpich)"};
+    return *flavor;
+  }
+
+  // Why the campaign's MPIs cannot run here: a launcher, the workload or rastro's per-MPI
+  // libraries missing, or the capture backend's own requirements.
+  std::string mpi_unavailable() const {
+    std::string why;
+    auto add = [&](const std::string& reason) { why += (why.empty() ? "" : "; ") + reason; };
+    for (const auto& name : config_.types) {
+      const auto flavor = *mpi::flavor_from_name(name);
+      if (!executable_in_path(mpi::launcher_program(flavor)))
+        add(mpi::launcher_program(flavor) + " not found (install " + name + ": scripts/setup.sh)");
+      for (const auto& file : {mpi::workload_path(flavor), mpi::interposer_path(flavor), mpi::replay_shim_path(flavor)})
+        if (!fs::exists(file)) add(file + " was not built (rastro built without " + name + "'s development package)");
+    }
+    if (auto backend = capture::make_backend(config_.mpi_capture_instrument))
+      for (const auto& m : backend->missing_requirements()) add(config_.mpi_capture_instrument + ": " + m);
+    return why;
+  }
+
+  // `mpirun -n RANKS rastro capture --mpi -b BACKEND -o RANKS_DIR -- workload DATA ROUNDS`, then
+  // `rastro merge RANKS_DIR -o JOB`.
+  void capture_job(const RunSpec& run, const std::string& data, const std::string& ranks_dir, const std::string& job) {
+    const auto flavor = mpi_flavor(run);
+    fs::create_directories(data);
+    run_step(concat(mpi::local_launch_command(flavor, run.level, is_root()),
+                    {self_, "capture", "--mpi", "-b", config_.mpi_capture_instrument, "-q", "-o", ranks_dir, "--",
+                     mpi::workload_path(flavor), data, std::to_string(config_.ops)}),
+             "MPI capture (" + config_.mpi_capture_instrument + ")");
+    run_step({self_, "merge", ranks_dir, "-o", job}, "merge");
+  }
+
+  // Every MPI run keeps its merged job (small: the workload and the MPI library's own start-up
+  // calls), so each clock component in the results can be checked against its trace's header:
+  // work/jobs/<instrument, '/' as '-'>/<mpi>-N<ranks>-B<bg>[-<cache>]-r<replicate, from 1>.rastro.
+  std::string job_trace_path(const RunSpec& run) const {
+    std::string inst = run.catalogue_instrument();
+    std::replace(inst.begin(), inst.end(), '/', '-');
+    return fmt::format("{}/jobs/{}/{}-N{}-B{}{}-r{}.rastro", work_, inst, run.type, run.level, run.background,
+                       run.cache == "cold" ? "" : "-" + run.cache, run.replicate + 1);
+  }
+
+  // A reference run captures and merges the job again (its spread is the original's run-to-run
+  // spread); a replayer run replays the cell's original with `mpirun … rastro replay --mpi` and
+  // merges the replayed ranks. Both are measured against the original (mpi_job_measurement.h).
+  void mpi_run(const RunSpec& run, const std::string& dir, RunOutcome& outcome) {
+    const std::string original = original_trace(run);
+    const std::string job = job_trace_path(run);
+    fs::create_directories(fs::path(job).parent_path());
+    nlohmann::json replay_counts = nlohmann::json::object();
+    if (run.instrument == "reference") {
+      const std::string data = dir + "/data";
+      outcome.environment["cache_state"] =
+          run.cache == "cold" ? set_cache_state(run, data) : "warm (the job creates its own files)";
+      capture_job(run, data, dir + "/ranks", job);
+    } else {
+      std::vector<std::string> argv = concat(mpi::local_launch_command(mpi_flavor(run), run.level, is_root()),
+                                             {self_, "replay", "--mpi", original, "-O", run.ordering, "-T", run.timing, "-e",
+                                              run.instrument, "--root", dir + "/root", "--init", "-o", dir + "/replayed"});
+      if (run.cache == "cold" && is_root()) argv.push_back("--drop-caches");
+      run_step(argv, run.instrument + " MPI replay");
+      run_step({self_, "merge", dir + "/replayed", "-o", job}, "merge of the replayed ranks");
+      replay_counts = mpi_replay_counts(dir + "/replayed", run.level);
+    }
+    std::map<std::string, double> reference;
+    for (const auto& m : mpi_job_measurements(trace::read_trace(original), run.type, original))
+      reference[m.type] = m.measured;
+    for (auto& m : mpi_job_measurements(trace::read_trace(job), run.type, job)) {
+      auto ref = reference.find(m.type);
+      if (ref == reference.end()) throw StepFailure{fmt::format("{}: the original {} has no {}", job, original, m.type)};
+      m.reference = ref->second;
+      m.extra["originals"] = config_.originals;
+      m.extra["job_trace"] = job;
+      for (const auto& [k, v] : replay_counts.items()) m.extra[k] = v;
+      outcome.measurements.push_back(std::move(m));
+    }
+  }
+
+  // The replayed ranks' summaries added up: calls replayed, skipped, mismatched.
+  static nlohmann::json mpi_replay_counts(const std::string& dir, int ranks) {
+    std::map<std::string, int64_t> total = {{"replayed", 0}, {"skipped", 0}, {"mismatched", 0}};
+    for (int r = 0; r < ranks; ++r) {
+      const std::string path = fmt::format("{}/rank-{}.summary.json", dir, r);
+      std::ifstream in(path);
+      if (!in) throw StepFailure{path + " is missing: the rank did not finish its replay"};
+      try {
+        const auto summary = nlohmann::json::parse(in);
+        for (auto& [key, count] : total)
+          if (summary.contains(key) && summary[key].is_number_integer()) count += summary[key].get<int64_t>();
+      } catch (const nlohmann::json::exception&) {
+        throw StepFailure{path + " is not valid JSON"};
+      }
+    }
+    return total;
   }
 
   CampaignConfig config_;

@@ -54,7 +54,8 @@ std::vector<RunSpec> expand_runs(const CampaignConfig& c) {
                 if (c.fio && pause == 0)
                   add(RunSpec{.instrument = fio_instrument(inst), .type = type, .level = level, .background = bg});
               }
-    } else if (c.kind == CampaignKind::kReplay) {
+    } else if (c.kind == CampaignKind::kReplay || c.kind == CampaignKind::kMpi) {
+      // An MPI campaign is a replay campaign of jobs: type = the MPI, level = ranks per job.
       for (const auto& type : c.types)
         for (int level : c.levels)
           for (int bg : c.backgrounds)

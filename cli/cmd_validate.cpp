@@ -29,19 +29,26 @@ struct ValidateOptions {
 };
 
 RegisterCommand reg{{"validate",
-                     "Run a validation campaign (capture, replay or macro): replicated experiments in randomised, "
+                     "Run a validation campaign (capture, replay, macro or mpi): replicated experiments in randomised, "
                      "resumable order, then the catalogue (JSON, Markdown, HTML with plots)",
                      130, [](CLI::App& app) {
   auto o = std::make_shared<ValidateOptions>();
-  app.add_option("KIND", o->kind, "capture | replay | macro")->required()->check(CLI::IsMember({"capture", "replay", "macro"}));
+  app.add_option("KIND", o->kind,
+                 "capture | replay | macro | mpi (an MPI job of N ranks captured with capture --mpi, merged, and "
+                 "replayed with mpirun ... rastro replay --mpi; per-rank measurands with the clock component)")
+      ->required()
+      ->check(CLI::IsMember({"capture", "replay", "macro", "mpi"}));
   app.add_option("--config", o->config_path, "Campaign definition (JSON; see docs/campaign.md)")->check(CLI::ExistingFile);
-  app.add_flag("--quick", o->quick, "Small built-in campaign (types sr,sw; levels 1-2; 3 replicates; tiny runs)");
+  app.add_flag("--quick", o->quick,
+               "Small built-in campaign (types sr,sw; levels 1-2; 3 replicates; tiny runs. mpi: Open MPI, 2 ranks, 2 "
+               "ring rounds, 3 replicates, the workers replayer with fs ordering)");
   app.add_option("--preset", o->preset,
                  "Built-in design: 'thesis' (capture only: RR/RW/SR/SW x levels 1-8, 5000 requests, reference, strace, "
                  "ptrace, eBPF, fio cross-check, n = 10; estimated 35 min here, run it on an idle machine)")
       ->check(CLI::IsMember({"thesis"}));
   app.add_option("--replicates,-n", o->replicates, "Override the number of replicates per cell")->check(CLI::Range(2, 1000));
-  app.add_option("--ops", o->ops, "Override the requests per thread of every run (e.g. a shrunk trial of a preset)")
+  app.add_option("--ops", o->ops,
+                 "Override the requests per thread of every run (e.g. a shrunk trial of a preset; mpi: ring rounds)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{100000000}));
   app.add_option("--seed", o->seed, "Override the seed of the run order and workloads");
   app.add_flag("--no-progress", o->no_progress, "Do not show the progress bar");
@@ -50,6 +57,7 @@ RegisterCommand reg{{"validate",
   app.callback([o] {
     campaign::CampaignKind kind = o->kind == "capture" ? campaign::CampaignKind::kCapture
                                   : o->kind == "replay" ? campaign::CampaignKind::kReplay
+                                  : o->kind == "mpi"    ? campaign::CampaignKind::kMpi
                                                         : campaign::CampaignKind::kMacro;
     if ((o->quick ? 1 : 0) + (o->preset.empty() ? 0 : 1) + (o->config_path.empty() ? 0 : 1) > 1)
       throw Error("--quick, --preset and --config are alternatives: give one");

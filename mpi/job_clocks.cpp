@@ -1,5 +1,6 @@
 #include "mpi/job_clocks.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -56,6 +57,17 @@ int64_t JobClocks::half_width_at(int rank, int64_t t_ref) const {
   // The model is indexed by the rank's own clock; the bound changes by at most the difference of
   // two bounds over the whole run, so the offset at t_ref locates it closely enough.
   return m.half_width_at(sat_add(t_ref, m.offset_at(t_ref)));
+}
+
+std::optional<int64_t> JobClocks::widest_half_width(int rank) const {
+  if (rank == 0) return 0;
+  if (rank < 0 || rank >= size()) return std::nullopt;
+  const ClockModel& m = models_[static_cast<size_t>(rank)];
+  if (!m.measured()) return std::nullopt;
+  int64_t widest = 0;
+  for (const auto& e : {m.init(), m.finalize()})
+    if (e) widest = std::max(widest, e->half_width);
+  return widest;
 }
 
 double JobClocks::interval_uncertainty_ns(int rank_a, int64_t t_a, int rank_b, int64_t t_b) const {

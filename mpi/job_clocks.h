@@ -32,6 +32,11 @@ class JobClocks {
   // (each end off by at most its bound, uniformly: u = bound/√3 per end, combined in quadrature);
   // 0 when both ends are on one rank (one clock: no offset error).
   double interval_uncertainty_ns(int rank_a, int64_t t_a, int rank_b, int64_t t_b) const;
+  // The widest bound `rank`'s aligned timestamps have anywhere in the run: the bound at an instant
+  // lies between the init and finalize bounds (interpolated) or is the nearer one, so this one
+  // holds wherever an interval lies (0 for rank 0, the reference clock). nullopt when the rank's
+  // offset was never measured.
+  std::optional<int64_t> widest_half_width(int rank) const;
 
  private:
   std::string job_;

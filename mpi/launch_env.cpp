@@ -52,20 +52,43 @@ std::optional<LaunchEnv> detect_launch_env(const char* (*getenv_fn)(const char*)
 
 const char* flavor_name(MpiFlavor f) { return f == MpiFlavor::kOpenMpi ? "openmpi" : "mpich"; }
 
+std::optional<MpiFlavor> flavor_from_name(const std::string& name) {
+  if (name == "openmpi") return MpiFlavor::kOpenMpi;
+  if (name == "mpich") return MpiFlavor::kMpich;
+  return std::nullopt;
+}
+
+std::string launcher_program(MpiFlavor flavor) { return std::string("mpirun.") + flavor_name(flavor); }
+
+std::vector<std::string> local_launch_command(MpiFlavor flavor, int ranks, bool as_root) {
+  std::vector<std::string> argv = {launcher_program(flavor)};
+  if (flavor == MpiFlavor::kOpenMpi) {
+    argv.insert(argv.end(), {"--oversubscribe", "--mca", "btl", "self,vader"});
+    if (as_root) argv.push_back("--allow-run-as-root");
+  }
+  // Hydra (MPICH) oversubscribes a single host without being asked and runs as root as is.
+  argv.insert(argv.end(), {"-n", std::to_string(ranks)});
+  return argv;
+}
+
 namespace {
 
-// A per-flavor library rastro builds into lib/ beside its executable, unless `env` names another.
-std::string flavor_library(const char* env, const std::string& stem, MpiFlavor flavor) {
+// A per-flavor library (or program) rastro builds into lib/ beside its executable, unless `env` names another.
+std::string flavor_library(const char* env, const std::string& stem, MpiFlavor flavor, const char* suffix = ".so") {
   if (const char* p = std::getenv(env); p && *p) return p;
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const std::string file = stem + flavor_name(flavor) + ".so";
+  const std::string file = stem + flavor_name(flavor) + suffix;
   return ec ? file : (exe.parent_path() / "lib" / file).string();
 }
 
 }  // namespace
 
 std::string interposer_path(MpiFlavor flavor) { return flavor_library("RASTRO_PMPI_LIB", "librastro_pmpi_", flavor); }
+
+std::string workload_path(MpiFlavor flavor) {
+  return flavor_library("RASTRO_MPI_WORKLOAD", "rastro_mpi_io_ranks_", flavor, "");
+}
 
 std::string replay_shim_path(MpiFlavor flavor) {
   return flavor_library("RASTRO_MPIREPLAY_LIB", "librastro_mpireplay_", flavor);

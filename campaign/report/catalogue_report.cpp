@@ -25,6 +25,8 @@ namespace {
 constexpr double kNsPerUs = 1000.0;
 
 std::string instrument_kind(const std::string& instrument, CampaignKind kind) {
+  if (instrument == "reference" && kind == CampaignKind::kMpi)
+    return "reference method (the MPI job captured and merged again: the original's run-to-run spread)";
   if (instrument == "reference") return "reference method (application-level timing)";
   if (instrument == "fio") return "second reference (fio clat, uninstrumented)";
   if (instrument.rfind("fio+", 0) == 0) return "second reference under " + instrument.substr(4) + " (fio clat)";
@@ -160,6 +162,10 @@ nlohmann::json build_catalogue(const std::vector<CampaignResults>& campaigns) {
   nlohmann::json cat;
   cat["generator"] = "rastro validate";
   cat["measurand"] = "file-system response time: mean (end - begin) of the workload's data requests per experiment, in microseconds";
+  if (std::any_of(campaigns.begin(), campaigns.end(), [](const auto& c) { return c.config.kind == CampaignKind::kMpi; }))
+    cat["measurand"] = cat["measurand"].get<std::string>() +
+                       "; MPI jobs, per rank R: write.rR = mean response time of its writes to the workload's files, "
+                       "span.rR = from rank 0's first workload-file call to rank R's last, on rank 0's clock (docs/campaign.md)";
   cat["units"] = "us";
   cat["campaigns"] = nlohmann::json::array();
   for (const auto& c : campaigns) cat["campaigns"].push_back(c.config.to_json());
@@ -259,8 +265,9 @@ std::string level_text(const nlohmann::json& v) {
 }
 
 std::string summary_table(const nlohmann::json& catalogue) {
-  std::string out = fmt::format("{:<34} {:<8} {:>3} {:>3} {:>11} {:>11} {:>9} {:>9} {:>9} {:>10}\n", "instrument", "type",
-                                "lvl", "n", "mean (us)", "ref (us)", "bias %", "perturb %", "record %", "U(k=2) %");
+  std::string out = fmt::format("{:<34} {:<16} {:>3} {:>3} {:>11} {:>11} {:>9} {:>9} {:>9} {:>9} {:>10}\n", "instrument",
+                                "type", "lvl", "n", "mean (us)", "ref (us)", "bias %", "perturb %", "record %", "u(clk) %",
+                                "U(k=2) %");
   auto num = [](const nlohmann::json& v, const char* f) {
     return v.is_number() ? fmt::format(fmt::runtime(f), v.get<double>()) : std::string("n/a");
   };
@@ -273,11 +280,12 @@ std::string summary_table(const nlohmann::json& catalogue) {
       std::string U = num(e["U_rel"], "{:.2f}");
       if (e.contains("after_calibration") && e["after_calibration"].is_object())
         U = num(e["after_calibration"]["U_rel"], "{:.2f}") + " (" + U + ")";
-      out += fmt::format("{:<34} {:<8} {:>3} {:>3} {:>11} {:>11} {:>9} {:>9} {:>9} {:>10}\n", inst["instrument"].get<std::string>(),
+      out += fmt::format("{:<34} {:<16} {:>3} {:>3} {:>11} {:>11} {:>9} {:>9} {:>9} {:>9} {:>10}\n", inst["instrument"].get<std::string>(),
                          e["type"].get<std::string>(), level_text(e["level"]), e["n"].get<size_t>(),
                          num(e["mean"], "{:.3f}"), num(e["reference_mean"], "{:.3f}"), num(e["bias_rel"], "{:+.2f}"),
                          num(e.value("perturbation_rel", nlohmann::json()), "{:+.1f}"),
-                         num(e.value("recording_error_rel", nlohmann::json()), "{:+.1f}"), U);
+                         num(e.value("recording_error_rel", nlohmann::json()), "{:+.1f}"),
+                         num(e.value("u_clock_rel", nlohmann::json()), "{:.3g}"), U);
     }
   }
   return out;

@@ -81,7 +81,8 @@ std::string markdown_catalogue(const nlohmann::json& cat) {
         "The reference is the mean of the cell's uninstrumented runs (u = s/√n); for replayers the original trace. "
         "Perturbation: how much slower the application ran under the instrument; recording error: the trace vs the "
         "application's own timing of the same calls (± U, k = 2). `dominant`: the largest component of U "
-        "(precision, bias or reference), after calibration when calibrated.\n\n";
+        "(precision, bias, reference or clock), after calibration when calibrated. u(clock): the Type-B component of "
+        "intervals whose ends were stamped by two hosts' clocks (MPI jobs: each rank's offset bound / √3; 0 on one clock).\n\n";
   std::string env = describe_environment(cat["environment"]);
   for (const auto& inst : cat["instruments"]) {
     md += fmt::format("## {} — {}\n\n", inst["instrument"].get<std::string>(), inst["kind"].get<std::string>());
@@ -91,7 +92,7 @@ std::string markdown_catalogue(const nlohmann::json& cat) {
     for (const auto& l : inst["range"]["levels"]) levels.push_back(level_text(l));
     for (const auto& t : inst["range"]["types"]) types.push_back(t.get<std::string>());
     for (const auto& b : inst["range"]["backgrounds"]) bgs.push_back(b.dump());
-    md += fmt::format("| Measurement range | load level {} (worker threads); types {}; background load {} |\n", list(levels),
+    md += fmt::format("| Measurement range | load level {} (worker threads; ranks of an MPI job); types {}; background load {} |\n", list(levels),
                       types.empty() ? "—" : list(types), list(bgs));
     md += fmt::format("| Experimental environment | {} |\n", env);
     md += fmt::format("| Status | {} ({} runs ok, {} failed) |\n\n", inst["status"].get<std::string>(),
@@ -103,8 +104,8 @@ std::string markdown_catalogue(const nlohmann::json& cat) {
     for (const auto& e : inst["entries"]) by_type[e["type"].get<std::string>()].push_back(e);
     for (const auto& [type, entries] : by_type) {
       md += fmt::format("### {}\n\n", type_name(type));
-      md += "| level | bg | n | mean (µs) | reference (µs) | precision | bias | perturbation ± U | recording error ± U | significant | F vs reference | Shapiro–Wilk p | selectivity | calibration | u(precision) | u(bias) | U (k=2) | dominant |\n";
-      md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      md += "| level | bg | n | mean (µs) | reference (µs) | precision | bias | perturbation ± U | recording error ± U | significant | F vs reference | Shapiro–Wilk p | selectivity | calibration | u(precision) | u(bias) | u(clock) | U (k=2) | dominant |\n";
+      md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
       for (const auto& e : entries) {
         auto both = [&](const char* key) {
           const auto& after = e["after_calibration"];
@@ -127,12 +128,18 @@ std::string markdown_catalogue(const nlohmann::json& cat) {
         std::string mean = e["mean"].is_number() ? fmt::format("{:.3f}", e["mean"].get<double>()) : "n/a";
         std::string ref = e["reference_mean"].is_number() ? fmt::format("{:.3f}", e["reference_mean"].get<double>()) : "n/a";
         std::string sig = e["bias_significant"].is_boolean() ? (e["bias_significant"].get<bool>() ? "yes" : "no") : "n/a";
+        // Absolute too: one host's clock component is often far below 0.01 % of a long interval.
+        std::string clock = "n/a";
+        if (e["u_clock"].is_number())
+          clock = e["u_clock"].get<double>() == 0
+                      ? "0"
+                      : fmt::format("{:.3g} µs ({:.2g}%)", e["u_clock"].get<double>(), e["u_clock_rel"].get<double>());
         const auto& after = e["after_calibration"];
         std::string dominant = json_text(after.is_object() ? after["dominant_component"] : e["dominant_component"]);
-        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", level_text(e["level"]),
+        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", level_text(e["level"]),
                           level_text(e["background"]), e["n"].dump(), mean, ref, both("precision_rel"), pct(e["bias_rel"]),
                           error_component(e, "perturbation"), error_component(e, "recording_error"), sig, F, sw, sel, calib,
-                          both("precision_rel"), both("u_bias_rel"), both("U_rel"), dominant);
+                          both("precision_rel"), both("u_bias_rel"), clock, both("U_rel"), dominant);
       }
       md += "\n";
     }

@@ -196,3 +196,50 @@ TEST(CampaignConfig, ExternalInstrumentsAreCheckedAndTheirTracePathSubstituted) 
 
 }  // namespace
 }  // namespace rastro::campaign
+
+namespace rastro::campaign {
+namespace {
+
+TEST(CampaignConfig, AnMpiCampaignReplaysJobsOfEachMpiAndRankCount) {
+  auto c = config_from_json(nlohmann::json::parse(
+                                R"({"kind":"mpi","types":["openmpi","mpich"],"levels":[2,4],"replicates":2,
+                                    "replayers":["workers"],"orderings":["fs","temporal"],"mpi_capture_instrument":"ebpf"})"),
+                            "m.json");
+  EXPECT_EQ(c.kind, CampaignKind::kMpi);
+  EXPECT_EQ(c.mpi_capture_instrument, "ebpf");
+  EXPECT_EQ(c.instruments, std::vector<std::string>{"reference"});
+  auto runs = expand_runs(c);
+  // Per MPI × ranks: the re-captures ("reference") and workers × 2 orderings, 2 replicates each.
+  EXPECT_EQ(runs.size(), 2u * 2u * (1u + 2u) * 2u);
+  std::set<std::string> cells;
+  for (const auto& r : runs) {
+    EXPECT_TRUE(r.type == "openmpi" || r.type == "mpich") << r.key;
+    EXPECT_EQ(r.pause_us, 0);
+    cells.insert(r.cell);
+  }
+  EXPECT_EQ(cells.size(), 2u * 2u * 3u);
+  EXPECT_EQ(config_from_json(c.to_json(), "x").to_json(), c.to_json());
+  // Stores of the other kinds keep resuming: the key exists only in mpi definitions.
+  EXPECT_FALSE(default_config(CampaignKind::kReplay).to_json().contains("mpi_capture_instrument"));
+}
+
+TEST(CampaignConfig, AnMpiCampaignRefusesWhatItCannotRun) {
+  auto refused = [](const char* text, const char* says) {
+    try {
+      config_from_json(nlohmann::json::parse(text), "m.json");
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused(R"({"kind":"mpi","types":["sr"]})", "'types' has unknown value 'sr'");
+  refused(R"({"kind":"mpi","levels":[1]})", "ranks per job, at least 2");
+  refused(R"({"kind":"mpi","replayers":["compiled"]})", "'replayers' has unknown value 'compiled'");
+  refused(R"({"kind":"mpi","mpi_capture_instrument":"stap"})", "'mpi_capture_instrument' has unknown value 'stap'");
+  refused(R"({"kind":"mpi","instruments":["reference","ptrace"]})", "mpi_capture_instrument");
+  refused(R"({"kind":"mpi","pauses_us":[0,10]})", "no pauses_us");
+  refused(R"({"kind":"mpo"})", "capture, replay, macro or mpi");
+}
+
+}  // namespace
+}  // namespace rastro::campaign

@@ -4,7 +4,10 @@
 // stated uncertainty, and its total bias must be against the uninstrumented reference runs.
 #include "campaign/report/catalogue_report.h"
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -111,6 +114,72 @@ TEST(CatalogueReport, ACellWithoutReferenceRunsHasNoBiasAndSaysWhy) {
   ASSERT_NE(csv.find("strace,RR,1,0,1,"), std::string::npos) << csv;
   const std::string row = csv.substr(csv.find("strace,RR,1,0,1,"));
   EXPECT_NE(row.find(",,0,"), std::string::npos) << row;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rastro::campaign
+
+namespace rastro::campaign {
+namespace {
+
+// An MPI campaign's runs as the executor reports them (campaign/mpi_job_measurement.h): rank 1's
+// span carries a clock component (re-captures ± 3 µs, replays ± 4 µs), the writes none.
+class MpiJobExecutor : public RunExecutor {
+ public:
+  std::string unavailable(const std::string&) override { return ""; }
+  RunOutcome execute(const RunSpec& run) override {
+    RunOutcome o;
+    o.ok = true;
+    const bool replay = run.instrument != "reference";
+    const double jitter = 1000.0 * run.replicate;  // ns, so precision is defined
+    Measurement write{"openmpi.write.r1", 20e3 + jitter, 21e3, 0, {{"clock_u_ns", 0.0}}};
+    Measurement span{"openmpi.span.r1", 5e6 + jitter, 5.1e6, 0, {{"clock_u_ns", replay ? 4000.0 : 3000.0}}};
+    o.measurements = {write, span};
+    return o;
+  }
+};
+
+TEST(CatalogueReport, AnMpiCellShowsTheClockComponentBesidePrecisionAndBias) {
+  CampaignConfig c = quick_config(CampaignKind::kMpi);
+  c.replicates = 3;
+  auto dir = std::filesystem::temp_directory_path() / ("rastro-mpi-catalogue-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  MpiJobExecutor ex;
+  run_campaign(c, ex, {.dir = dir.string(), .progress = false});
+  ResultsStore store((dir / "results.sqlite").string(), c.to_json());
+  const std::vector<CampaignResults> campaigns = {{c, store.runs()}};
+  const nlohmann::json cat = build_catalogue(campaigns);
+  size_t checked = 0;
+  for (const auto& inst : cat["instruments"]) {
+    const std::string name = inst["instrument"];
+    if (name == "reference") {
+      EXPECT_NE(inst["kind"].get<std::string>().find("MPI job captured"), std::string::npos);
+    }
+    for (const auto& e : inst["entries"]) {
+      SCOPED_TRACE(name + " " + e["type"].get<std::string>());
+      EXPECT_EQ(e["level"], 2);  // ranks
+      const bool span = e["type"] == "OPENMPI.SPAN.R1";
+      // Every replicate's clock_u is the same: u_clock = it, in µs.
+      EXPECT_DOUBLE_EQ(e["u_clock"].get<double>(), span ? (name == "reference" ? 3.0 : 4.0) : 0.0);
+      EXPECT_TRUE(e["precision_rel"].is_number());
+      EXPECT_TRUE(e["bias_rel"].is_number());
+      // uc = sqrt(sd² + u_bias² + u_clock²).
+      EXPECT_NEAR(e["uc"].get<double>(), std::sqrt(std::pow(e["sd"].get<double>(), 2) + std::pow(e["u_bias"].get<double>(), 2) +
+                                                   std::pow(e["u_clock"].get<double>(), 2)), 1e-9);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 4u);  // {reference, workers/fs/fullspeed} × {write, span}
+  const std::string csv = results_csv(campaigns);
+  EXPECT_NE(csv.find("workers/fs/fullspeed,OPENMPI.SPAN.R1,2,0,1,5000,5100,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",4\n"), std::string::npos) << csv;
+  auto files = write_report(dir.string(), campaigns);
+  std::ifstream md(files.markdown);
+  const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("| u(clock) |"), std::string::npos);
+  EXPECT_NE(text.find("| 4 µs (0.08%) |"), std::string::npos) << text;  // the replays' span: 4 µs of ~5000 µs
+  EXPECT_NE(text.find("| 3 µs (0.06%) |"), std::string::npos) << text;
   std::filesystem::remove_all(dir);
 }
 

@@ -67,6 +67,29 @@ TEST(JobClocks, ACrossRankIntervalGetsBothEndsTypeBUncertainty) {
               1e-6);
 }
 
+TEST(JobClocks, TheWidestBoundOfARankHoldsAnywhereInTheRun) {
+  auto h = job_header();
+  auto r2 = h.extra["mpi_job"]["ranks"][1];
+  r2["rank"] = 2;
+  r2["pids"] = {30};
+  r2.erase("finalize");  // never reached MPI_Finalize: the init bound is all there is
+  h.extra["mpi_job"]["ranks"].push_back(r2);
+  auto r3 = r2;
+  r3["rank"] = 3;
+  r3["pids"] = {40};
+  r3.erase("init");  // never measured at all
+  h.extra["mpi_job"]["ranks"].push_back(r3);
+  auto c = JobClocks::from_header(h);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->widest_half_width(0), 0);
+  EXPECT_EQ(c->widest_half_width(1), 900);  // init ± 300, finalize ± 900
+  EXPECT_EQ(c->widest_half_width(2), 300);
+  EXPECT_FALSE(c->widest_half_width(3));
+  EXPECT_FALSE(c->widest_half_width(9));
+  // Every instant's bound is within it.
+  for (int64_t t : {0, 1'000'000, 2'000'000, 3'000'000, 9'000'000}) EXPECT_LE(c->half_width_at(1, t), 900);
+}
+
 TEST(JobClocks, AMalformedJobHeaderIsAClearError) {
   auto h = job_header();
   h.extra["mpi_job"]["ranks"][1].erase("pids");

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace rastro::mpi {
 namespace {
@@ -39,6 +41,27 @@ TEST(LaunchEnv, NoLauncherOrGarbageIsNoRank) {
   EXPECT_FALSE(detect_launch_env(fake_getenv));
   g_env = {{"PMI_RANK", "-1"}};
   EXPECT_FALSE(detect_launch_env(fake_getenv));
+}
+
+TEST(LaunchEnv, LocalLaunchCommandsOfEachMpi) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(local_launch_command(MpiFlavor::kOpenMpi, 2, false),
+            (V{"mpirun.openmpi", "--oversubscribe", "--mca", "btl", "self,vader", "-n", "2"}));
+  EXPECT_EQ(local_launch_command(MpiFlavor::kOpenMpi, 4, true),
+            (V{"mpirun.openmpi", "--oversubscribe", "--mca", "btl", "self,vader", "--allow-run-as-root", "-n", "4"}));
+  EXPECT_EQ(local_launch_command(MpiFlavor::kMpich, 3, true), (V{"mpirun.mpich", "-n", "3"}));
+  EXPECT_EQ(flavor_from_name("mpich"), MpiFlavor::kMpich);
+  EXPECT_EQ(flavor_from_name("openmpi"), MpiFlavor::kOpenMpi);
+  EXPECT_FALSE(flavor_from_name("OpenMPI"));
+}
+
+TEST(LaunchEnv, TheWorkloadIsBuiltBesideRastroUnlessTheEnvironmentNamesOne) {
+  unsetenv("RASTRO_MPI_WORKLOAD");
+  // Beside this test executable's directory, as it is beside rastro's.
+  EXPECT_TRUE(workload_path(MpiFlavor::kMpich).ends_with("/lib/rastro_mpi_io_ranks_mpich")) << workload_path(MpiFlavor::kMpich);
+  setenv("RASTRO_MPI_WORKLOAD", "/opt/app", 1);
+  EXPECT_EQ(workload_path(MpiFlavor::kOpenMpi), "/opt/app");
+  unsetenv("RASTRO_MPI_WORKLOAD");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// `mpirun … rastro replay --mpi`: a captured 4-rank job (tests/mpi/mpi_io_ranks.c, each rank's
+// `mpirun … rastro replay --mpi`: a captured 4-rank job (mpi/workload/mpi_io_ranks.c, each rank's
 // clock shifted 1000·R s by a time namespace, as hosts disagree) replayed by 4 ranks, again each
 // in its time namespace. Every order the job's messages and collectives prove between file-system
 // calls of different ranks must hold in the replayed traces; the orders are worked out here from

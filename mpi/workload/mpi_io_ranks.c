@@ -1,4 +1,5 @@
-// A small MPI application with file I/O, the object of the multi-node tests (docs/multinode.md):
+// A small MPI application with file I/O, the object of the multi-node tests (docs/multinode.md)
+// and the workload of `rastro validate mpi` (docs/campaign.md), built per MPI beside rastro:
 // each rank writes its own file (rank 0 many more blocks: the others wait for it at the barrier),
 // the ranks pass a token around a ring (blocking send/recv), each appending a block to its file
 // while it holds the token, rank 0 writes a shared file at each rank's offset in turn as the
