@@ -336,7 +336,7 @@ class Session {
 
   // A plain session's transfer. A read at or past the end returns what is left (0 at the end).
   void transfer(bool is_read) {
-    uint64_t len = draw_length(is_read ? c_.read_request : c_.plain_write_request);
+    uint64_t len = draw_length(is_read ? c_.read_size : c_.plain_write_request);
     w_.sync();  // the size below is the file's size at this call's begin, whoever wrote it
     if (is_read) return read(len);
     uint64_t size = pool_.sizes[f_];
