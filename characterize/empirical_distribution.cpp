@@ -48,6 +48,27 @@ double EmpiricalDistribution::draw(std::mt19937_64& rng) const {
   return quantile(u(rng));
 }
 
+double EmpiricalDistribution::variance() const {
+  if (empty()) return 0.0;
+  double m = 0.0, m2 = 0.0;
+  if (!atoms.empty()) {
+    for (size_t i = 0; i < atoms.size(); ++i) {
+      m += weights[i] * atoms[i];
+      m2 += weights[i] * atoms[i] * atoms[i];
+    }
+  } else if (quantiles.size() == 1) {
+    return 0.0;
+  } else {
+    const double step = 1.0 / static_cast<double>(quantiles.size() - 1);
+    for (size_t i = 0; i + 1 < quantiles.size(); ++i) {
+      double a = quantiles[i], b = quantiles[i + 1];
+      m += step * (a + b) / 2;
+      m2 += step * (a * a + a * b + b * b) / 3;  // E[X^2] of a uniform on [a, b]
+    }
+  }
+  return std::max(0.0, m2 - m * m);
+}
+
 EmpiricalDistribution summarize(std::span<const double> sample, size_t max_atoms,
                                 size_t quantile_points) {
   EmpiricalDistribution d;

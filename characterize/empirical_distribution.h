@@ -26,6 +26,9 @@ struct EmpiricalDistribution {
   // The inverse CDF at p in [0, 1] (atoms: the smallest with P(X <= atom) >= p).
   double quantile(double p) const;
   double draw(std::mt19937_64& rng) const;
+  // The variance of a draw: exact for atoms; for quantiles, of the piecewise-linear inverse CDF
+  // (midpoints of the quantile steps, each with its probability).
+  double variance() const;
 };
 
 // At most `max_atoms` distinct values are kept exactly; otherwise `quantile_points` quantiles.

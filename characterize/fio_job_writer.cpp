@@ -8,30 +8,11 @@
 
 #include <fmt/format.h>
 
+#include "characterize/largest_remainder.h"
 #include "common/atomic_write.h"
 #include "common/error.h"
 
 namespace rastro::characterize {
-namespace {
-
-
-// Largest-remainder rounding of probabilities to integer percentages summing to 100.
-std::vector<uint64_t> percentages(const std::vector<double>& p) {
-  std::vector<uint64_t> out(p.size());
-  std::vector<std::pair<double, size_t>> rest;
-  uint64_t given = 0;
-  for (size_t i = 0; i < p.size(); ++i) {
-    double exact = 100.0 * p[i];
-    out[i] = static_cast<uint64_t>(std::floor(exact));
-    given += out[i];
-    rest.push_back({exact - std::floor(exact), i});
-  }
-  std::stable_sort(rest.begin(), rest.end(), [](auto a, auto b) { return a.first > b.first; });
-  for (size_t r = 0; given < 100 && !rest.empty(); ++given, r = (r + 1) % rest.size()) ++out[rest[r].second];
-  return out;
-}
-
-}  // namespace
 
 std::string fio_bssplit(const EmpiricalDistribution& sizes) {
   std::map<uint64_t, double> weight;
@@ -52,7 +33,7 @@ std::string fio_bssplit(const EmpiricalDistribution& sizes) {
     bs.push_back(b);
     p.push_back(w);
   }
-  std::vector<uint64_t> pct = percentages(p);
+  std::vector<uint64_t> pct = largest_remainder(p, 100);
   std::string out;
   for (size_t i = 0; i < bs.size(); ++i) {
     if (pct[i] == 0) continue;

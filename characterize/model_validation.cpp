@@ -20,9 +20,20 @@ constexpr double kRatioTolerance = 0.15;     // relative: transfers per open, re
 constexpr double kKsTolerance = 0.10;        // sizes, think times, durations
 constexpr double kKsDerivedTolerance = 0.20; // inter-arrival (think + duration) and file extents
 constexpr double kKsCritical005 = 1.358;
+constexpr double kZ975 = 1.96;               // two-sided 95 % normal quantile
 
-constexpr std::array<OpCategory, 6> kSynthesized = {OpCategory::kRead, OpCategory::kWrite, OpCategory::kOpen,
-                                                   OpCategory::kClose, OpCategory::kMeta, OpCategory::kSync};
+constexpr std::array<OpCategory, 7> kSynthesized = {OpCategory::kRead,  OpCategory::kWrite, OpCategory::kOpen,
+                                                   OpCategory::kClose, OpCategory::kMeta,  OpCategory::kSync,
+                                                   OpCategory::kNamespace};
+
+// How many calls of `c`'s mix share `share` the class made (its threads times their mean calls).
+double class_calls(const ClassModel& c, double share) {
+  return share * c.calls_per_thread.mean * static_cast<double>(c.threads);
+}
+// Sessions of the class: its successful opens.
+double class_sessions(const ClassModel& c) {
+  return class_calls(c, c.mix[static_cast<size_t>(OpCategory::kOpen)]) * (1.0 - c.failed_open_fraction);
+}
 
 OpMix synthesized_mix(const OpMix& mix) {
   OpMix m{};
@@ -50,10 +61,39 @@ class Checker {
     if (n > 0 && k > 0) tol = std::max(tol, kKsCritical005 * std::sqrt((n + k) / (n * k)));
     r_.checks.push_back({scope, f, "ks", n, k, d, tol, d <= tol});
   }
+  // A share of n (model) and k (synthetic) trials: never tighter than the two-proportion 95 %
+  // sampling bound 1.96 * sqrt(p (1 - p) (1/n + 1/k)), p pooled, for the same reason as KS.
+  void proportion(const std::string& scope, const std::string& f, double m, double s, double n, double k, double tol) {
+    if (n >= 1 && k >= 1) {
+      double p = (m * n + s * k) / (n + k);
+      tol = std::max(tol, kZ975 * std::sqrt(p * (1 - p) * (1 / n + 1 / k)));
+    }
+    absolute(scope, f, m, s, tol);
+  }
 
  private:
   ValidationReport& r_;
 };
+
+// The relative 95 % bound of the read/write byte ratio from sampling alone: each byte total is a
+// sum of n transfers drawn from the class's size distribution (relative standard error
+// sqrt(n var) / (n mean) per total), in the model and again in the synthetic trace (x sqrt 2).
+// A model of a few large transfers (git's commit: 45 writes, a few of them most of the bytes)
+// cannot be held to 15 %: like the KS and share bounds, the tolerance is never tighter than this.
+double byte_ratio_noise(const WorkloadModel& m) {
+  auto relative_se = [&](bool reads) {
+    double mean = 0, var = 0;
+    for (const ClassModel& c : m.classes) {
+      const EmpiricalDistribution& d = reads ? c.read_size : c.write_size;
+      const double n = static_cast<double>(d.count);
+      mean += n * d.mean;
+      var += n * d.variance();
+    }
+    return mean > 0 ? std::sqrt(var) / mean : 0.0;
+  };
+  double r = relative_se(true), w = relative_se(false);
+  return kZ975 * std::sqrt(2.0) * std::sqrt(r * r + w * w);
+}
 
 }  // namespace
 
@@ -82,7 +122,8 @@ ValidationReport validate_synthetic(const WorkloadModel& model, const trace::Tra
   }
   if (model.read_write_ratio > 0)
     check.relative("workload", "read_write_bytes", model.read_write_ratio,
-                   wb ? static_cast<double>(rb) / static_cast<double>(wb) : 0.0, kRatioTolerance);
+                   wb ? static_cast<double>(rb) / static_cast<double>(wb) : 0.0,
+                   std::max(kRatioTolerance, byte_ratio_noise(model)));
   for (const ClassModel& c : model.classes) {
     auto it = members.find(c.name);
     if (it == members.end()) continue;  // scaled out (fewer threads than classes)
@@ -101,8 +142,19 @@ ValidationReport validate_synthetic(const WorkloadModel& model, const trace::Tra
     check.absolute(c.name, "reuse_fraction", c.reuse_fraction, s.reuse_fraction, kReuseTolerance);
     check.relative(c.name, "transfers_per_open", c.transfers_per_open, s.transfers_per_open, kRatioTolerance);
     check.absolute(c.name, "syncs_per_write", c.syncs_per_write, s.syncs_per_write, kFractionTolerance);
+    check.proportion(c.name, "create_fraction", c.create_fraction, s.create_fraction, class_sessions(c),
+                     class_sessions(s), kFractionTolerance);
+    check.proportion(c.name, "append_fraction", c.append_fraction, s.append_fraction, class_sessions(c),
+                     class_sessions(s), kFractionTolerance);
+    const size_t ns = static_cast<size_t>(OpCategory::kNamespace);
+    for (size_t k = 0; k < kNamespaceOps; ++k) {
+      if (c.namespace_mix[k] == 0 && s.namespace_mix[k] == 0) continue;  // a kind neither has
+      check.proportion(c.name, fmt::format("namespace.{}", namespace_op_name(static_cast<NamespaceOp>(k))),
+                       c.namespace_mix[k], s.namespace_mix[k], class_calls(c, c.mix[ns]), class_calls(s, s.mix[ns]),
+                       kMixTolerance);
+    }
   }
-  r.not_synthesized = {"mix.namespace", "mix.other", "reuse_distance", "concurrency (emerges from start times)"};
+  r.not_synthesized = {"mix.other", "reuse_distance", "concurrency (emerges from start times)"};
   return r;
 }
 

@@ -4,8 +4,9 @@
 // fractions, relative for ratios, the two-sample Kolmogorov-Smirnov distance for distributions.
 //
 // The operation mix is compared over the categories the synthesizer draws (read, write, open,
-// close, meta, sync), renormalised: namespace changes and "other" calls (mmap, fcntl, ...) are
-// in the model for the record but not synthesized, and are listed as such.
+// close, meta, sync, namespace), renormalised: "other" calls (mmap, fcntl, ...) are in the model
+// for the record but not synthesized, and are listed as such. The namespace calls are compared
+// kind by kind (unlink, rename, mkdir, ...), and the sessions by how they opened (create, append).
 #pragma once
 
 #include <string>

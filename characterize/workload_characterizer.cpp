@@ -56,6 +56,12 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   OpMix counts{};
   std::vector<double> read_sizes, write_sizes, think, duration, interarrival, calls, start, reuse;
   std::vector<double> read_requests, write_requests, partial_lengths;
+  std::vector<double> eof_read_counts, create_writes, append_writes, create_requests, append_requests, plain_requests;
+  uint64_t recreations = 0, same_size_recreations = 0;
+  uint64_t whole_reads = 0, create_sessions = 0, append_sessions = 0, kind_transfers = 0, kind_sequential = 0;
+  NamespaceMix namespace_counts{};
+  uint64_t namespace_failed = 0;
+  std::vector<double> curve_opens(kNewFileCurveBins), curve_new(kNewFileCurveBins), distinct;
   uint64_t transfers = 0, sequential = 0, references = 0, rereferences = 0, first_references = 0;
   uint64_t sessions = 0, eof_sessions = 0, zero_read_sessions = 0, eof_reads = 0, eof_transfers = 0, eof_sequential = 0;
   std::map<uint32_t, uint64_t> file_refs;
@@ -68,6 +74,28 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
     append(partial_lengths, t.partial_session_transfers);
     append(write_requests, t.write_requests);
     sessions += t.sessions;
+    append(eof_read_counts, t.eof_session_read_counts);
+    append(create_writes, t.create_session_writes);
+    append(append_writes, t.append_session_writes);
+    append(create_requests, t.create_write_requests);
+    append(append_requests, t.append_write_requests);
+    append(plain_requests, t.plain_write_requests);
+    whole_reads += t.whole_read_sessions;
+    create_sessions += t.create_sessions;
+    recreations += t.recreations;
+    same_size_recreations += t.same_size_recreations;
+    append_sessions += t.append_sessions;
+    kind_transfers += t.kind_session_transfers;
+    kind_sequential += t.kind_session_sequential;
+    for (size_t k = 0; k < kNamespaceOps; ++k) namespace_counts[k] += t.namespace_counts[k];
+    namespace_failed += t.namespace_failed;
+    const size_t files = t.file_references.size();
+    distinct.push_back(static_cast<double>(files));
+    for (const auto& [before, is_new] : t.open_novelty) {
+      size_t bin = std::min(kNewFileCurveBins - 1, files ? before * kNewFileCurveBins / files : 0);
+      curve_opens[bin] += 1;
+      curve_new[bin] += is_new;
+    }
     eof_sessions += t.eof_sessions;
     zero_read_sessions += t.zero_read_sessions;
     eof_reads += t.eof_session_reads;
@@ -111,30 +139,59 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   c.transfers_per_open = (counts[at(OpCategory::kRead)] + counts[at(OpCategory::kWrite)]) / std::max(1.0, opens);
   c.eof_session_fraction = sessions ? static_cast<double>(eof_sessions) / static_cast<double>(sessions) : 0.0;
   c.zero_read_fraction = eof_sessions ? static_cast<double>(zero_read_sessions) / static_cast<double>(eof_sessions) : 0.0;
+  c.whole_read_fraction = eof_sessions ? static_cast<double>(whole_reads) / static_cast<double>(eof_sessions) : 0.0;
+  // Create and append sessions write (their writes drawn apart); every other read and write call
+  // is a plain session's (transfers on descriptors never opened, as a pipe, included).
+  c.recreate_same_size_fraction =
+      recreations ? static_cast<double>(same_size_recreations) / static_cast<double>(recreations) : 0.0;
+  c.create_fraction = sessions ? static_cast<double>(create_sessions) / static_cast<double>(sessions) : 0.0;
+  c.append_fraction = sessions ? static_cast<double>(append_sessions) / static_cast<double>(sessions) : 0.0;
+  c.eof_session_reads = summarize(eof_read_counts);
+  c.distinct_files = summarize(distinct);
+  // A bin no open fell in takes the one before (the first: every open is new).
+  for (size_t b = 0; b < kNewFileCurveBins; ++b)
+    c.new_file_curve.push_back(curve_opens[b] > 0 ? curve_new[b] / curve_opens[b] : b ? c.new_file_curve[b - 1] : 1.0);
+  c.create_session_writes = summarize(create_writes);
+  c.append_session_writes = summarize(append_writes);
+  c.create_write_request = summarize(create_requests);
+  c.append_write_request = summarize(append_requests);
+  c.plain_write_request = summarize(plain_requests);
+  double kind_writes = 0;
+  for (double n : create_writes) kind_writes += n;
+  for (double n : append_writes) kind_writes += n;
   double partial_reads = std::max(0.0, counts[at(OpCategory::kRead)] - static_cast<double>(eof_reads));
-  double partial_calls = partial_reads + counts[at(OpCategory::kWrite)];
+  double partial_calls = partial_reads + std::max(0.0, counts[at(OpCategory::kWrite)] - kind_writes);
   c.failed_open_fraction = opens > 0 ? std::max(0.0, opens - static_cast<double>(sessions)) / opens : 0.0;
-  c.partial_transfers_per_open = partial_calls / std::max(1.0, static_cast<double>(sessions - eof_sessions));
+  uint64_t partial_sessions = sessions - eof_sessions - create_sessions - append_sessions;
+  c.partial_transfers_per_open = partial_calls / std::max<double>(1.0, static_cast<double>(partial_sessions));
   c.partial_read_fraction = partial_calls > 0 ? partial_reads / partial_calls : 0.0;
-  uint64_t partial_transfers = transfers - eof_transfers;
-  c.partial_sequential_fraction = partial_transfers ? static_cast<double>(sequential - eof_sequential) /
+  uint64_t partial_transfers = transfers - eof_transfers - kind_transfers;
+  c.partial_sequential_fraction = partial_transfers ? static_cast<double>(sequential - eof_sequential - kind_sequential) /
                                                           static_cast<double>(partial_transfers)
                                                     : c.sequential_fraction;
+  double namespace_calls = counts[at(OpCategory::kNamespace)];
+  c.namespace_per_open = namespace_calls / std::max(1.0, opens);
+  double namespace_total = 0;
+  for (double n : namespace_counts) namespace_total += n;
+  for (size_t k = 0; k < kNamespaceOps; ++k) c.namespace_mix[k] = namespace_total > 0 ? namespace_counts[k] / namespace_total : 0.0;
+  c.namespace_failed_fraction = namespace_total > 0 ? static_cast<double>(namespace_failed) / namespace_total : 0.0;
   double writes = counts[at(OpCategory::kWrite)];
   c.syncs_per_write = writes > 0 ? counts[at(OpCategory::kSync)] / writes : 0.0;
   c.files = file_refs.size();
-  std::vector<double> sizes;
+  std::vector<double> sizes, incarnation_sizes;
   std::vector<double> refs;
   double total_refs = 0;
   uint64_t shared = 0;
   for (const auto& [file, n] : file_refs) {
     shared += w.files[file].threads > 1;
     sizes.push_back(static_cast<double>(w.files[file].extent));
+    for (uint64_t e : w.files[file].incarnation_extents) incarnation_sizes.push_back(static_cast<double>(e));
     refs.push_back(static_cast<double>(n));
     total_refs += static_cast<double>(n);
   }
   c.shared_file_fraction = c.files ? static_cast<double>(shared) / static_cast<double>(c.files) : 0.0;
   c.file_size = summarize(sizes);
+  c.incarnation_size = summarize(incarnation_sizes);
   std::sort(refs.begin(), refs.end(), std::greater<>());
   for (double r : refs) c.popularity.push_back(total_refs > 0 ? r / total_refs : 0.0);
   return c;

@@ -24,6 +24,18 @@ std::string_view op_category_name(OpCategory c);
 OpCategory op_category(const trace::SyscallInfo& s);
 using OpMix = std::array<double, kOpCategories>;  // counts, or fractions once normalised
 
+// The kinds of name-space changes (the namespace category, split by what the call does to names).
+enum class NamespaceOp : uint8_t { kUnlink, kRename, kMkdir, kRmdir, kLink, kSymlink, kMknod };
+inline constexpr size_t kNamespaceOps = 7;
+std::string_view namespace_op_name(NamespaceOp op);
+using NamespaceMix = std::array<double, kNamespaceOps>;  // counts, or fractions
+// The kind of a namespace-category call (unlinkat with AT_REMOVEDIR is an rmdir).
+NamespaceOp namespace_op(const trace::SyscallInfo& s, const trace::Event& e);
+
+// How a session (open -> close) began: creating or truncating the file (O_CREAT, creat),
+// appending to it (O_APPEND), or opening it as it is.
+enum class SessionKind : uint8_t { kPlain, kCreate, kAppend };
+
 struct ThreadFeatures {
   int32_t pid = 0;
   int32_t tid = 0;
@@ -43,8 +55,24 @@ struct ThreadFeatures {
   // with the read calls (end-of-file reads included), transfers and sequential transfers in them.
   uint64_t sessions = 0, eof_sessions = 0, zero_read_sessions = 0;
   uint64_t eof_session_reads = 0, eof_session_transfers = 0, eof_session_sequential = 0;
-  std::vector<double> partial_session_transfers;  // reads + writes of each other session
+  std::vector<double> eof_session_read_counts;  // read calls of each such session
+  std::vector<double> partial_session_transfers;  // reads + writes of each other plain session
+  // Plain sessions that read the file to its end with one read asking for all of it.
+  uint64_t whole_read_sessions = 0;
+  // Sessions that created or appended, with the writes each made and the sizes those asked for.
+  uint64_t create_sessions = 0, append_sessions = 0;
+  // Create sessions on a file an earlier (closed) create session made, and those writing as many
+  // bytes as it did.
+  uint64_t recreations = 0, same_size_recreations = 0;
+  std::vector<double> create_session_writes, append_session_writes;
+  uint64_t kind_session_transfers = 0, kind_session_sequential = 0;  // of those sessions
+  std::vector<double> create_write_requests, append_write_requests, plain_write_requests;
+  NamespaceMix namespace_counts{};  // namespace-category calls by kind
+  uint64_t namespace_failed = 0;    // those that failed
   uint64_t references = 0, rereferences = 0;  // opens, and opens of a file opened before
+  // Each open: how many distinct files the thread had opened before it, and whether its file
+  // was a new one (the growth of the thread's working set).
+  std::vector<std::pair<uint32_t, bool>> open_novelty;
   uint64_t read_bytes = 0, write_bytes = 0;
   uint64_t distinct_files = 0;
   std::vector<std::pair<uint32_t, uint64_t>> file_references;  // (file index, references)
@@ -53,7 +81,11 @@ struct ThreadFeatures {
 
 struct FileFeatures {
   std::string name;
-  uint64_t extent = 0;  // largest offset + bytes touched: the file size the trace shows
+  // The file size the trace shows: the largest offset + bytes touched in one incarnation of the
+  // path (an O_TRUNC open, unlink or rename starts a new one; an append writes at the end of the
+  // current incarnation).
+  uint64_t extent = 0;
+  std::vector<uint64_t> incarnation_extents;  // of each incarnation that moved data
   uint64_t opens = 0, reads = 0, writes = 0;
   uint64_t read_bytes = 0, write_bytes = 0;
   uint64_t threads = 0;  // distinct threads that touched it

@@ -1,5 +1,6 @@
 #include "characterize/workload_model.h"
 
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -12,24 +13,38 @@
 namespace rastro::characterize {
 namespace {
 
-nlohmann::json mix_json(const OpMix& mix) {
+// A share per named kind (an operation category, a namespace kind) as {name: share}.
+template <class Kind, size_t N, class NameOf>
+nlohmann::json shares_json(const std::array<double, N>& shares, NameOf name_of) {
   nlohmann::json j = nlohmann::json::object();
-  for (size_t i = 0; i < kOpCategories; ++i) j[std::string(op_category_name(static_cast<OpCategory>(i)))] = mix[i];
+  for (size_t i = 0; i < N; ++i) j[std::string(name_of(static_cast<Kind>(i)))] = shares[i];
   return j;
 }
 
-OpMix mix_from_json(const nlohmann::json& j, const std::string& where) {
-  OpMix mix{};
-  if (!j.is_object()) throw Error(fmt::format("{}: \"mix\" must be an object", where));
+// Absent names are 0; a share outside [0, 1], or shares summing to more than 1, are refused.
+template <class Kind, size_t N, class NameOf>
+std::array<double, N> shares_from_json(const nlohmann::json& j, const std::string& where, const char* key,
+                                       NameOf name_of) {
+  std::array<double, N> shares{};
+  if (!j.is_object()) throw Error(fmt::format("{}: \"{}\" must be an object", where, key));
   double total = 0;
-  for (size_t i = 0; i < kOpCategories; ++i) {
-    mix[i] = j.value(std::string(op_category_name(static_cast<OpCategory>(i))), 0.0);
-    if (!(mix[i] >= 0.0 && mix[i] <= 1.0))
-      throw Error(fmt::format("{}: mix.{} is outside [0, 1]", where, op_category_name(static_cast<OpCategory>(i))));
-    total += mix[i];
+  for (size_t i = 0; i < N; ++i) {
+    std::string name(name_of(static_cast<Kind>(i)));
+    shares[i] = j.value(name, 0.0);
+    if (!(shares[i] >= 0.0 && shares[i] <= 1.0)) throw Error(fmt::format("{}: {}.{} is outside [0, 1]", where, key, name));
+    total += shares[i];
   }
-  if (total > 1.0 + 1e-6) throw Error(fmt::format("{}: the mix fractions sum to {} (> 1)", where, total));
-  return mix;
+  if (total > 1.0 + 1e-6) throw Error(fmt::format("{}: the {} fractions sum to {} (> 1)", where, key, total));
+  return shares;
+}
+
+nlohmann::json mix_json(const OpMix& mix) { return shares_json<OpCategory>(mix, op_category_name); }
+OpMix mix_from_json(const nlohmann::json& j, const std::string& where) {
+  return shares_from_json<OpCategory, kOpCategories>(j, where, "mix", op_category_name);
+}
+nlohmann::json namespace_mix_json(const NamespaceMix& mix) { return shares_json<NamespaceOp>(mix, namespace_op_name); }
+NamespaceMix namespace_mix_from_json(const nlohmann::json& j, const std::string& where) {
+  return shares_from_json<NamespaceOp, kNamespaceOps>(j, where, "namespace_mix", namespace_op_name);
 }
 
 nlohmann::json class_json(const ClassModel& c) {
@@ -55,11 +70,27 @@ nlohmann::json class_json(const ClassModel& c) {
           {"calls_per_thread", to_json(c.calls_per_thread)},
           {"start_ns", to_json(c.start_ns)},
           {"file_size", to_json(c.file_size)},
+          {"incarnation_size", to_json(c.incarnation_size)},
           {"reuse_distance", to_json(c.reuse_distance)},
           {"sequential_fraction", c.sequential_fraction},
           {"reuse_fraction", c.reuse_fraction},
           {"reopen_probability", c.reopen_probability},
+          {"new_file_curve", c.new_file_curve},
+          {"distinct_files", to_json(c.distinct_files)},
           {"transfers_per_open", c.transfers_per_open},
+          {"whole_read_fraction", c.whole_read_fraction},
+          {"eof_session_reads", to_json(c.eof_session_reads)},
+          {"create_fraction", c.create_fraction},
+          {"recreate_same_size_fraction", c.recreate_same_size_fraction},
+          {"append_fraction", c.append_fraction},
+          {"create_session_writes", to_json(c.create_session_writes)},
+          {"append_session_writes", to_json(c.append_session_writes)},
+          {"create_write_request", to_json(c.create_write_request)},
+          {"append_write_request", to_json(c.append_write_request)},
+          {"plain_write_request", to_json(c.plain_write_request)},
+          {"namespace_per_open", c.namespace_per_open},
+          {"namespace_mix", namespace_mix_json(c.namespace_mix)},
+          {"namespace_failed_fraction", c.namespace_failed_fraction},
           {"syncs_per_write", c.syncs_per_write},
           {"read_bytes_per_thread", c.read_bytes_per_thread},
           {"write_bytes_per_thread", c.write_bytes_per_thread},
@@ -109,6 +140,39 @@ ClassModel class_from_json(const nlohmann::json& j, const std::string& where) {
     throw Error(fmt::format("{}: reopen_probability is outside [0, 1]", where));
   c.transfers_per_open = j.at("transfers_per_open").get<double>();
   c.syncs_per_write = j.at("syncs_per_write").get<double>();
+  // Session kinds and name-space changes: absent in models made before them (nothing created,
+  // appended or renamed; plain writes are then all the writes).
+  auto optional_dist = [&](const char* key, const EmpiricalDistribution& otherwise) {
+    return j.contains(key) ? dist(key) : otherwise;
+  };
+  c.whole_read_fraction = j.value("whole_read_fraction", 0.0);
+  c.create_fraction = j.value("create_fraction", 0.0);
+  c.recreate_same_size_fraction = j.value("recreate_same_size_fraction", 0.0);
+  c.append_fraction = j.value("append_fraction", 0.0);
+  c.namespace_per_open = j.value("namespace_per_open", 0.0);
+  c.namespace_failed_fraction = j.value("namespace_failed_fraction", 0.0);
+  for (double f : {c.whole_read_fraction, c.create_fraction, c.append_fraction, c.recreate_same_size_fraction,
+                   c.namespace_failed_fraction})
+    if (!(f >= 0.0 && f <= 1.0))
+      throw Error(fmt::format("{}: whole_read_fraction, create_fraction, append_fraction, recreate_same_size_fraction "
+                              "and namespace_failed_fraction must be in [0, 1]", where));
+  if (!(c.create_fraction + c.append_fraction <= 1.0 + 1e-9))
+    throw Error(fmt::format("{}: create_fraction + append_fraction is above 1", where));
+  if (!(c.namespace_per_open >= 0.0)) throw Error(fmt::format("{}: namespace_per_open must be >= 0", where));
+  c.eof_session_reads = optional_dist("eof_session_reads", {});
+  c.distinct_files = optional_dist("distinct_files", {});
+  c.new_file_curve = j.value("new_file_curve", std::vector<double>{});
+  if (!c.new_file_curve.empty() && c.new_file_curve.size() != kNewFileCurveBins)
+    throw Error(fmt::format("{}: new_file_curve must have {} values", where, kNewFileCurveBins));
+  for (double p : c.new_file_curve)
+    if (!(p >= 0.0 && p <= 1.0)) throw Error(fmt::format("{}: a new_file_curve value is outside [0, 1]", where));
+  c.incarnation_size = optional_dist("incarnation_size", c.file_size);
+  c.create_session_writes = optional_dist("create_session_writes", {});
+  c.append_session_writes = optional_dist("append_session_writes", {});
+  c.create_write_request = optional_dist("create_write_request", c.write_request);
+  c.append_write_request = optional_dist("append_write_request", c.write_request);
+  c.plain_write_request = optional_dist("plain_write_request", c.write_request);
+  if (j.contains("namespace_mix")) c.namespace_mix = namespace_mix_from_json(j.at("namespace_mix"), where);
   c.read_bytes_per_thread = j.value("read_bytes_per_thread", 0.0);
   c.write_bytes_per_thread = j.value("write_bytes_per_thread", 0.0);
   c.files = j.at("files").get<uint64_t>();

@@ -3,6 +3,7 @@
 // a synthesizer needs. Stored as JSON (docs/characterize.md lists every key).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 namespace rastro::characterize {
 
 inline constexpr int kModelVersion = 1;
+inline constexpr size_t kNewFileCurveBins = 10;
 
 // What one class of threads does. Distributions pool every thread of the class.
 struct ClassModel {
@@ -28,10 +30,16 @@ struct ClassModel {
   EmpiricalDistribution think_ns, duration_ns, interarrival_ns;
   EmpiricalDistribution calls_per_thread, start_ns;
   EmpiricalDistribution file_size;               // extents of the files the class touches
+  EmpiricalDistribution incarnation_size;        // extents of each incarnation of those files
   EmpiricalDistribution reuse_distance;
   double sequential_fraction = 0.0;  // transfers starting where the thread's last one ended
   double reuse_fraction = 0.0;       // opens of a file the thread opened before / opens
   double reopen_probability = 0.0;   // the same, among opens that are not a thread's first
+  // The working set's growth: the share of opens that open a new file, by how far the thread is
+  // through its files (kNewFileCurveBins bins of distinct files opened so far / the thread's
+  // distinct files), and the distinct files each thread opens.
+  std::vector<double> new_file_curve;
+  EmpiricalDistribution distinct_files;
   double transfers_per_open = 0.0;   // read + write calls per open
   // Sessions (open -> close) that read the file to its end, and what the other sessions do:
   // their read + write calls per open, the reads' share and the sequential transfers' share.
@@ -42,11 +50,37 @@ struct ClassModel {
   // Reads + writes per such session, as seen inside sessions (transfers on descriptors the trace
   // never opened, as a pipe, count in partial_transfers_per_open only: lengths are scaled to it).
   EmpiricalDistribution partial_session_length;
+  // Of the end-of-file sessions, those reading the file with one read asking for all of it, and
+  // the read calls each made (a reader stops there even when its file is larger).
+  double whole_read_fraction = 0.0;
+  EmpiricalDistribution eof_session_reads;
+  // Sessions that create (or truncate) their file and sessions that append to it: their shares of
+  // the sessions, the writes each makes and the sizes those ask for. The other sessions' writes
+  // draw from plain_write_request.
+  double create_fraction = 0.0, append_fraction = 0.0;
+  // Of the creations of a file made before, those writing as many bytes as the one before.
+  double recreate_same_size_fraction = 0.0;
+  EmpiricalDistribution create_session_writes, append_session_writes;
+  EmpiricalDistribution create_write_request, append_write_request, plain_write_request;
+  // Name-space changes: calls per open call (failed opens included), their kinds' shares and the
+  // share that failed.
+  double namespace_per_open = 0.0;
+  NamespaceMix namespace_mix{};
+  double namespace_failed_fraction = 0.0;
   double syncs_per_write = 0.0;
   double read_bytes_per_thread = 0.0, write_bytes_per_thread = 0.0;  // means over the class
   uint64_t files = 0;                // distinct files the class opens
   double files_per_thread = 0.0;     // distinct files a thread of the class opens (mean)
   double shared_file_fraction = 0.0; // of those files, the share more than one thread touched
+  // Its threads shared their files (most of them): synth, fio and Filebench give the class one
+  // pool of files rather than files per thread.
+  bool shares_files() const { return shared_file_fraction > 0.5; }
+  // The end-of-file share among plain sessions (eof_session_fraction is of all sessions, and
+  // create and append sessions do not read).
+  double eof_share_of_plain() const {
+    double plain = 1.0 - create_fraction - append_fraction;
+    return plain > 0 ? std::min(1.0, eof_session_fraction / plain) : 0.0;
+  }
   std::vector<double> popularity;    // share of opens per file, most popular first
   std::vector<double> centroid;      // the class's centre in the clustering's feature space
 };

@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <map>
 #include <set>
@@ -13,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "characterize/largest_remainder.h"
 #include "characterize/turn_scheduler.h"
 #include "common/error.h"
 
@@ -26,47 +29,73 @@ using trace::kNoStr;
 using trace::StrId;
 
 // x86_64 syscall numbers of the calls a synthetic trace uses.
-constexpr int kClose = 3, kPread64 = 17, kPwrite64 = 18, kFsync = 74, kOpenat = 257, kNewfstatat = 262;
+constexpr int kWrite = 1, kClose = 3, kPread64 = 17, kPwrite64 = 18, kFsync = 74, kRmdir = 84, kOpenat = 257,
+              kMkdirat = 258, kMknodat = 259, kNewfstatat = 262, kUnlinkat = 263, kRenameat = 264, kLinkat = 265,
+              kSymlinkat = 266;
 constexpr int64_t kAtFdcwd = -100;
 constexpr int32_t kFirstId = 1000;  // synthetic pids/tids start here
 constexpr uint64_t kAlign = 512;    // random offsets are aligned like real block-sized I/O
 
 size_t at(OpCategory c) { return static_cast<size_t>(c); }
 
-// Files are shared between a class's synthetic threads when most of the class's files were
-// touched by more than one thread; generating in turns needs one OS thread per synthetic thread.
-constexpr double kSharedFileMajority = 0.5;
+// Threads sharing files (ClassModel::shares_files) are generated in turns, one OS thread each.
 constexpr uint64_t kMaxTurnThreads = 1024;
-bool shares_files(const ClassModel& c) { return c.shared_file_fraction > kSharedFileMajority; }
 
-// Thread counts per class by the largest-remainder rule, so they sum to `total`.
+// Thread counts per class in proportion to the shares, summing to `total`.
 std::vector<uint64_t> apportion(const WorkloadModel& m, uint64_t total) {
-  std::vector<uint64_t> n(m.classes.size());
-  std::vector<std::pair<double, size_t>> rest;
-  uint64_t given = 0;
-  for (size_t i = 0; i < n.size(); ++i) {
-    double exact = m.classes[i].share * static_cast<double>(total);
-    n[i] = static_cast<uint64_t>(std::floor(exact));
-    given += n[i];
-    rest.push_back({exact - std::floor(exact), i});
-  }
-  std::stable_sort(rest.begin(), rest.end(), [](auto a, auto b) { return a.first > b.first; });
-  for (size_t r = 0; given < total && r < rest.size(); ++r, ++given) ++n[rest[r].second];
-  return n;
+  std::vector<double> shares;
+  for (const ClassModel& c : m.classes) shares.push_back(c.share);
+  return largest_remainder(shares, total);
 }
 
-struct FilePool {
-  std::vector<StrId> paths;
-  std::vector<uint64_t> sizes;
-  std::discrete_distribution<size_t> pick;
-};
+// What a pool file holds as the synthetic trace goes: fresh (not used yet: it exists before the
+// trace with its drawn size, unless its first use creates it), present or absent (removed).
+enum class FileState : uint8_t { kFresh, kPresent, kAbsent };
 
-// The files a synthetic thread opens, as many as the class opens: its own
+// The files a synthetic thread works on, as many as the class opens: its own
 // (/synth/<class>/t<id>/f<N>) or, for a class whose files were mostly shared between threads,
 // one pool for the whole class (/synth/<class>/f<N>; thread < 0), whose threads are then
-// generated in turns (turn_scheduler.h) so every read sees the sizes earlier calls left.
+// generated in turns (turn_scheduler.h) so every call sees the state earlier calls left.
+// New names (directories, links, missing paths) are made in the same directory.
+struct FilePool {
+  std::string dir;
+  std::vector<StrId> paths;
+  std::vector<uint64_t> sizes;      // now
+  std::vector<FileState> state;
+  std::vector<bool> preexisting;    // existed before the trace (its first use was not a create)
+  std::vector<uint64_t> initial;    // the size it had then
+  std::vector<uint64_t> made;       // the size it was last made with (initially: its first size)
+  std::vector<uint32_t> open;       // sessions open on it now
+  std::discrete_distribution<size_t> pick;
+  std::vector<StrId> made_dirs;     // directories made and not yet removed
+  std::map<StrId, size_t> index;    // path -> file
+  // When the last call on each file ends: a call on a file begins after it, so calls of threads
+  // sharing it never overlap and any replay keeping their order on the file sees what they saw.
+  std::vector<int64_t> busy_until;
+  uint64_t names = 0;               // counter for new names
+
+  bool usable(size_t f) const { return state[f] != FileState::kAbsent; }
+  // A use of the file as it is: a fresh file existed before the trace.
+  void use(size_t f) {
+    if (state[f] != FileState::kFresh) return;
+    preexisting[f] = true;
+    state[f] = FileState::kPresent;
+  }
+  void create(size_t f) {
+    state[f] = FileState::kPresent;
+    sizes[f] = 0;
+  }
+  void remove(size_t f) {
+    use(f);
+    state[f] = FileState::kAbsent;
+    sizes[f] = 0;
+  }
+  StrId new_name(trace::Trace& t, char kind) { return t.strings.intern(fmt::format("{}/{}{}", dir, kind, names++)); }
+};
+
 FilePool make_pool(const ClassModel& c, int32_t thread, trace::Trace& t, std::mt19937_64& rng) {
   FilePool p;
+  p.dir = thread < 0 ? fmt::format("/synth/{}", c.name) : fmt::format("/synth/{}/t{}", c.name, thread);
   size_t n = std::max<uint64_t>(1, c.files);  // the whole class pool: the LRU model, not a small pool, decides reuse
   std::vector<double> weights(n, 1.0);
   if (!c.popularity.empty()) {
@@ -74,10 +103,18 @@ FilePool make_pool(const ClassModel& c, int32_t thread, trace::Trace& t, std::mt
     for (size_t r = 0; r < n; ++r) weights[r] = c.popularity[std::min(c.popularity.size() - 1, r * c.popularity.size() / n)];
   }
   for (size_t f = 0; f < n; ++f) {
-    p.paths.push_back(t.strings.intern(thread < 0 ? fmt::format("/synth/{}/f{}", c.name, f)
-                                                  : fmt::format("/synth/{}/t{}/f{}", c.name, thread, f)));
-    p.sizes.push_back(static_cast<uint64_t>(std::max(0.0, std::round(c.file_size.draw(rng)))));
+    p.paths.push_back(t.strings.intern(fmt::format("{}/f{}", p.dir, f)));
+    // What the path held before the trace: one incarnation (file_size is the largest of them).
+    const EmpiricalDistribution& size = c.incarnation_size.empty() ? c.file_size : c.incarnation_size;
+    p.sizes.push_back(static_cast<uint64_t>(std::max(0.0, std::round(size.draw(rng)))));
   }
+  p.initial = p.sizes;
+  p.made = p.sizes;
+  p.state.assign(n, FileState::kFresh);
+  p.preexisting.assign(n, false);
+  p.open.assign(n, 0);
+  p.busy_until.assign(n, 0);
+  for (size_t f = 0; f < n; ++f) p.index[p.paths[f]] = f;
   p.pick = std::discrete_distribution<size_t>(weights.begin(), weights.end());
   return p;
 }
@@ -94,7 +131,7 @@ class ThreadWriter {
       : t_(t), id_(id), now_(start), c_(c), pool_(pool), rng_(rng), turns_(turns), turn_(turn) {
     double synthesized = 0;
     for (OpCategory k : {OpCategory::kRead, OpCategory::kWrite, OpCategory::kOpen, OpCategory::kClose,
-                         OpCategory::kMeta, OpCategory::kSync})
+                         OpCategory::kMeta, OpCategory::kSync, OpCategory::kNamespace})
       synthesized += c.mix[at(k)];
     meta_share_ = synthesized > 0 ? c.mix[at(OpCategory::kMeta)] / synthesized : 0.0;
   }
@@ -105,9 +142,12 @@ class ThreadWriter {
     std::uniform_real_distribution<double> u(0.0, 1.0);
     while (meta_share_ < 1.0 && u(rng_) < meta_share_) {
       wait_turn();
-      StrId path = pool_.paths[pool_.pick(rng_)];
-      emit(kNewfstatat, {{ArgType::kDirFd, kAtFdcwd, kNoStr}, {ArgType::kPath, 0, path}, {ArgType::kBuf, 0, kNoStr},
-                         {ArgType::kAtFlags, 0, kNoStr}}, 0);
+      size_t f = pool_.pick(rng_);
+      bool there = pool_.usable(f);
+      pool_.use(f);
+      emit(kNewfstatat, {{ArgType::kDirFd, kAtFdcwd, kNoStr}, {ArgType::kPath, 0, pool_.paths[f]},
+                         {ArgType::kBuf, 0, kNoStr}, {ArgType::kAtFlags, 0, kNoStr}},
+           there ? 0 : -ENOENT);
     }
     wait_turn();
   }
@@ -122,9 +162,14 @@ class ThreadWriter {
     e.pid = id_;
     e.tid = id_;
     e.nr = nr;
-    e.begin_ns = now_;
-    e.end_ns = now_ + static_cast<int64_t>(std::max(0.0, c_.duration_ns.draw(rng_)));
     for (const Arg& a : args) e.args[e.nargs++] = a;
+    std::vector<size_t> files;  // the pool files it names
+    for (const Arg& a : args)
+      if (auto it = pool_.index.find(a.str); a.str != kNoStr && it != pool_.index.end()) files.push_back(it->second);
+    e.begin_ns = now_;
+    for (size_t f : files) e.begin_ns = std::max(e.begin_ns, pool_.busy_until[f]);
+    e.end_ns = e.begin_ns + static_cast<int64_t>(std::max(0.0, c_.duration_ns.draw(rng_)));
+    for (size_t f : files) pool_.busy_until[f] = e.end_ns;
     e.rvalue = rvalue;
     t_.events.push_back(e);
     now_ = e.end_ns + static_cast<int64_t>(std::max(0.0, c_.think_ns.draw(rng_)));
@@ -150,21 +195,67 @@ class ThreadWriter {
   uint64_t calls_ = 0;
 };
 
-// One open -> close session on file f: either reading it to its end, or a geometric number of
-// transfers (the class's mean for such sessions), each a read with the class's share of reads,
-// sequential with the class's share, else at a random aligned offset inside the file.
+// Stochastic rounding of a non-negative mean-preserving count.
+uint64_t round_count(double x, std::mt19937_64& rng) {
+  double whole = std::floor(std::max(0.0, x));
+  return static_cast<uint64_t>(whole) + (std::uniform_real_distribution<double>(0.0, 1.0)(rng) < x - whole ? 1 : 0);
+}
+
+// One open -> close session on file f, opened by the caller's turn (ThreadWriter::sync done):
+// - create: O_CREAT|O_TRUNC, then the drawn number of sequential writes from 0;
+// - append: O_APPEND, then the drawn number of writes at the end of the file;
+// - plain: either reading the file to its end (with one read asking for all of it, or reads of
+//   drawn sizes), or a drawn number of transfers, each a read with the class's share of reads,
+//   sequential with the class's share, else at a random aligned offset inside the file.
 class Session {
  public:
   Session(ThreadWriter& w, const ClassModel& c, FilePool& pool, size_t f, std::mt19937_64& rng)
       : w_(w), c_(c), pool_(pool), f_(f), path_(pool.paths[f]), rng_(rng) {}
 
   template <class More>
-  void run(More more) {
-    w_.call(kOpenat, {{ArgType::kDirFd, kAtFdcwd, kNoStr}, {ArgType::kPath, 0, path_},
-                      {ArgType::kOpenFlags, O_RDWR, kNoStr}, {ArgType::kMode, 0, kNoStr}}, kSessionFd);
-    if (u_(rng_) < c_.eof_session_fraction) {
-      while (more() && position_ < pool_.sizes[f_]) transfer(true);
-      if (u_(rng_) < c_.zero_read_fraction) transfer(true);  // the reader that reads on to the 0
+  void run(SessionKind kind, More more) {
+    int flags = kind == SessionKind::kCreate   ? O_RDWR | O_CREAT | O_TRUNC
+                : kind == SessionKind::kAppend ? O_WRONLY | O_APPEND
+                                               : O_RDWR;
+    if (kind == SessionKind::kCreate) {
+      pool_.create(f_);
+    } else {
+      pool_.use(f_);
+    }
+    ++pool_.open[f_];
+    w_.emit(kOpenat, {{ArgType::kDirFd, kAtFdcwd, kNoStr}, {ArgType::kPath, 0, path_},
+                      {ArgType::kOpenFlags, flags, kNoStr}, {ArgType::kMode, kind == SessionKind::kCreate ? 0644 : 0, kNoStr}},
+            kSessionFd);
+    if (kind == SessionKind::kCreate && u_(rng_) < c_.recreate_same_size_fraction) {
+      // Made again with the size it was made with (a file that keeps its size), in the drawn
+      // number of writes of equal length.
+      const uint64_t total = pool_.made[f_];
+      const uint64_t n = std::max<uint64_t>(1, round_count(c_.create_session_writes.draw(rng_), rng_));
+      for (uint64_t k = 0; k < n && position_ < total && more(); ++k)
+        write_after_sync(k + 1 == n ? total - position_ : std::max<uint64_t>(1, total / n), false);
+    } else if (kind != SessionKind::kPlain) {
+      bool create = kind == SessionKind::kCreate;
+      const EmpiricalDistribution& writes = create ? c_.create_session_writes : c_.append_session_writes;
+      for (uint64_t k = 0, n = round_count(writes.draw(rng_), rng_); k < n && more(); ++k)
+        write_after_sync(draw_length(create ? c_.create_write_request : c_.append_write_request), !create);
+    } else if (u_(rng_) < c_.eof_share_of_plain()) {
+      if (u_(rng_) < c_.whole_read_fraction) {
+        w_.sync();  // the size read is the file's at this call's begin, whoever wrote it
+        // One read asking for all of it — of a file no larger than the class ever asked for.
+        uint64_t rest = pool_.sizes[f_] > position_ ? pool_.sizes[f_] - position_ : 0;
+        if (static_cast<double>(rest) <= c_.read_request.quantile(1.0)) {
+          read(std::max<uint64_t>(1, rest));
+          return close();
+        }
+      }
+      // Reads of drawn sizes to the end, as many as such a session made at most (the 0-byte
+      // read included): a reader of small requests stops as it did, whatever the file's size.
+      constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();  // models made before the counts
+      bool zero = u_(rng_) < c_.zero_read_fraction;
+      uint64_t reads = c_.eof_session_reads.empty() ? kNoLimit : round_count(c_.eof_session_reads.draw(rng_), rng_);
+      if (zero && reads > 0 && reads != kNoLimit) --reads;
+      for (uint64_t k = 0; k < reads && more() && position_ < pool_.sizes[f_]; ++k) transfer(true);
+      if (zero) transfer(true);  // the reader that reads on to the 0
     } else {
       for (uint64_t k = 0, n = partial_length(); k < n && more(); ++k) {
         jumped_ = u_(rng_) >= c_.partial_sequential_fraction;
@@ -173,11 +264,17 @@ class Session {
         jumped_ = false;
       }
     }
-    w_.call(kClose, {{ArgType::kFd, kSessionFd, path_}}, 0);
+    if (kind == SessionKind::kCreate) pool_.made[f_] = position_;
+    close();
   }
 
  private:
   static constexpr int64_t kSessionFd = 3;
+
+  void close() {
+    w_.call(kClose, {{ArgType::kFd, kSessionFd, path_}}, 0);
+    --pool_.open[f_];
+  }
 
   // Drawn from the class's session lengths, scaled to its transfers per session (stochastic
   // rounding keeps the mean); geometric with that mean when no session length was seen.
@@ -187,10 +284,8 @@ class Session {
       std::geometric_distribution<uint64_t> g(1.0 / (1.0 + c_.partial_transfers_per_open));
       return g(rng_);
     }
-    double x = d.draw(rng_) * c_.partial_transfers_per_open / d.mean;
-    double whole = std::floor(x);
-    return static_cast<uint64_t>(whole) + (u_(rng_) < x - whole ? 1 : 0);
-  }  // each synthetic thread is its own process: one file at a time
+    return round_count(d.draw(rng_) * c_.partial_transfers_per_open / d.mean, rng_);
+  }
 
   void jump() {
     uint64_t size = pool_.sizes[f_];
@@ -198,26 +293,57 @@ class Session {
     position_ = room ? (static_cast<uint64_t>(u_(rng_) * static_cast<double>(room)) / kAlign) * kAlign : 0;
   }
 
-  // A read at or past the end returns what is left (0 at the end of the file). Returns the bytes moved.
-  uint64_t transfer(bool is_read) {
-    const EmpiricalDistribution& dist = is_read ? c_.read_request : c_.write_request;
-    uint64_t len = static_cast<uint64_t>(std::max(1.0, std::round(dist.draw(rng_))));
-    w_.sync();  // the size below is the file's size at this call's begin, whoever wrote it
-    uint64_t& size = pool_.sizes[f_];
-    // A write at a random place rewrites the file in place, as a database page or a block
-    // update does: the file's size (drawn from the traced extents) is kept when it can be.
-    if (!is_read && jumped_ && len <= size) position_ = std::min(position_, (size - len) / kAlign * kAlign);
-    uint64_t moved = is_read ? (size > position_ ? std::min(len, size - position_) : 0) : len;
-    w_.emit(is_read ? kPread64 : kPwrite64,
+  uint64_t draw_length(const EmpiricalDistribution& d) {
+    return static_cast<uint64_t>(std::max(1.0, std::round(d.draw(rng_))));
+  }
+
+  // A pread64 of `len` at the position: what is left (0 at the end of the file). Call after sync().
+  void read(uint64_t len) {
+    uint64_t size = pool_.sizes[f_];
+    uint64_t moved = size > position_ ? std::min(len, size - position_) : 0;
+    positioned(kPread64, len, moved);
+    position_ += moved;
+  }
+
+  // A pread64 or pwrite64 of `len` bytes at the position, returning `moved`.
+  void positioned(int nr, uint64_t len, uint64_t moved) {
+    w_.emit(nr,
             {{ArgType::kFd, kSessionFd, path_}, {ArgType::kBuf, 0, kNoStr}, {ArgType::kCount, static_cast<int64_t>(len), kNoStr},
              {ArgType::kOffset, static_cast<int64_t>(position_), kNoStr}},
             static_cast<int64_t>(moved));
-    position_ += moved;
-    if (!is_read) {
-      size = std::max(size, position_);
-      if (u_(rng_) < c_.syncs_per_write) w_.call(kFsync, {{ArgType::kFd, kSessionFd, path_}}, 0);
+  }
+
+  // A write of `len` at the position (pwrite64), or, for an append session, a write(2), which
+  // the kernel puts at the file's end (whoever made it). Call after sync().
+  void write(uint64_t len, bool at_end) {
+    if (at_end) {
+      position_ = pool_.sizes[f_];
+      w_.emit(kWrite, {{ArgType::kFd, kSessionFd, path_}, {ArgType::kBuf, 0, kNoStr}, {ArgType::kCount, static_cast<int64_t>(len), kNoStr}},
+              static_cast<int64_t>(len));
+    } else {
+      positioned(kPwrite64, len, len);
     }
-    return moved;
+    position_ += len;
+    pool_.sizes[f_] = std::max(pool_.sizes[f_], position_);
+    if (u_(rng_) < c_.syncs_per_write) w_.call(kFsync, {{ArgType::kFd, kSessionFd, path_}}, 0);
+  }
+
+  // A create session's sequential write, or an append session's.
+  void write_after_sync(uint64_t len, bool at_end) {
+    w_.sync();  // the end is the file's at this call's begin, whoever wrote it
+    write(len, at_end);
+  }
+
+  // A plain session's transfer. A read at or past the end returns what is left (0 at the end).
+  void transfer(bool is_read) {
+    uint64_t len = draw_length(is_read ? c_.read_size : c_.plain_write_request);
+    w_.sync();  // the size below is the file's size at this call's begin, whoever wrote it
+    if (is_read) return read(len);
+    uint64_t size = pool_.sizes[f_];
+    // A write at a random place rewrites the file in place, as a database page or a block
+    // update does: the file's size is kept when it can be.
+    if (jumped_ && len <= size) position_ = std::min(position_, (size - len) / kAlign * kAlign);
+    write(len, false);
   }
 
   ThreadWriter& w_;
@@ -231,39 +357,162 @@ class Session {
   bool jumped_ = false;  // the transfer being made follows a jump to a random offset
 };
 
-// The file of the next session, by the LRU stack model: with the class's reuse fraction a file
-// this thread opened before, at a stack distance drawn from the class's reuse distances; else a
-// file it has not opened yet, by popularity.
+// The file of the next session (or name-space change), by the LRU stack model: a file this thread
+// opened before — at a stack distance drawn from the class's reuse distances, the nearest one
+// `fits` from there — or a file it has not opened yet, by popularity. A new file is taken with
+// the probability the class's working-set curve gives for how far the thread is through its
+// files (its share of the class's distinct files per thread, by stratum): early opens are mostly
+// new, later ones mostly re-opens, as a thread picking among its files does. Models without the
+// curve use the reopen probability. Returns the pool size when no file fits.
 class FileChooser {
  public:
-  FileChooser(const ClassModel& c, FilePool& pool, std::mt19937_64& rng) : c_(c), pool_(pool), rng_(rng) {}
-  size_t next() {
+  FileChooser(const ClassModel& c, FilePool& pool, std::mt19937_64& rng, double stratum)
+      : c_(c), pool_(pool), rng_(rng),
+        files_(static_cast<size_t>(std::max(1.0, std::round(c.distinct_files.quantile(stratum))))) {}
+
+  template <class Fits>
+  size_t choose(Fits fits) {
     std::uniform_real_distribution<double> u(0.0, 1.0);
-    size_t f;
-    if (!stack_.empty() && u(rng_) < c_.reopen_probability) {
+    if (!stack_.empty() && u(rng_) < reopen_probability()) {
       size_t d = static_cast<size_t>(std::max(0.0, std::round(c_.reuse_distance.draw(rng_))));
-      auto it = stack_.begin() + static_cast<std::ptrdiff_t>(std::min(d, stack_.size() - 1));
-      f = *it;
-      stack_.erase(it);
-    } else {
-      f = pool_.pick(rng_);
-      for (int tries = 0; tries < kNewFileTries && opened_.count(f); ++tries) f = pool_.pick(rng_);
-      for (size_t g = 0; g < pool_.paths.size() && opened_.count(f); ++g) f = g;  // popularity missed them
-      auto it = std::find(stack_.begin(), stack_.end(), f);
-      if (it != stack_.end()) stack_.erase(it);
+      size_t from = std::min(d, stack_.size() - 1);
+      for (size_t k = 0; k < stack_.size(); ++k) {  // from the drawn depth outwards
+        for (size_t at_depth : {from + k, from - std::min(from, k)})
+          if (at_depth < stack_.size() && fits(stack_[at_depth])) return stack_[at_depth];
+      }
     }
-    opened_.insert(f);
+    size_t f = pool_.pick(rng_);
+    for (int tries = 0; tries < kNewFileTries && (opened_.count(f) || !fits(f)); ++tries) f = pool_.pick(rng_);
+    if (!opened_.count(f) && fits(f)) return f;
+    for (size_t g = 0; g < pool_.paths.size(); ++g)  // popularity missed them
+      if (!opened_.count(g) && fits(g)) return g;
+    for (size_t g : stack_)  // every file fitting was opened: a re-open
+      if (fits(g)) return g;
+    return pool_.paths.size();
+  }
+  // The file most recently opened that fits (pool size when none).
+  template <class Fits>
+  size_t recent(Fits fits) const {
+    for (size_t g : stack_)
+      if (fits(g)) return g;
+    return pool_.paths.size();
+  }
+  void opened(size_t f) {
+    auto it = std::find(stack_.begin(), stack_.end(), f);
+    if (it != stack_.end()) stack_.erase(it);
     stack_.insert(stack_.begin(), f);
-    return f;
+    opened_.insert(f);
   }
 
  private:
   static constexpr int kNewFileTries = 32;  // then the first file not opened yet; all opened: a re-open
+
+  double reopen_probability() const {
+    if (c_.new_file_curve.size() != kNewFileCurveBins || c_.distinct_files.empty()) return c_.reopen_probability;
+    // Past its files, the thread goes on as it did at the end of them.
+    size_t k = opened_.size();
+    return 1.0 - c_.new_file_curve[std::min(kNewFileCurveBins - 1, k * kNewFileCurveBins / files_)];
+  }
+
   const ClassModel& c_;
   FilePool& pool_;
   std::mt19937_64& rng_;
+  size_t files_;  // distinct files this thread opens
   std::vector<size_t> stack_;  // most recently opened first
   std::set<size_t> opened_;
+};
+
+// The name-space changes of one thread, drawn from the class's namespace mix: unlink and rename
+// act on pool files (so creates, removals and re-creations cycle as in the trace), mkdir/rmdir on
+// directories it makes, link/symlink/mknod make new names. A drawn failure is the same call on
+// a name that is missing (for the calls making a name: in a directory that is missing), ENOENT.
+class NamespaceWriter {
+ public:
+  NamespaceWriter(trace::Trace& t, ThreadWriter& w, const ClassModel& c, FilePool& pool, FileChooser& files,
+                  std::mt19937_64& rng)
+      : t_(t), w_(w), c_(c), pool_(pool), files_(files), rng_(rng) {
+    double kinds = 0;
+    for (double k : c.namespace_mix) kinds += k;
+    drawn_ = c.namespace_per_open > 0 && kinds > 0;
+    if (drawn_) kind_ = std::discrete_distribution<size_t>(c.namespace_mix.begin(), c.namespace_mix.end());
+  }
+
+  // The calls before one open: their number geometric with the class's mean per open.
+  void before_open() {
+    if (!drawn_) return;
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    double more = c_.namespace_per_open / (1.0 + c_.namespace_per_open);
+    while (u(rng_) < more) one(static_cast<NamespaceOp>(kind_(rng_)), u(rng_) < c_.namespace_failed_fraction);
+  }
+
+ private:
+  static Arg cwd() { return {ArgType::kDirFd, kAtFdcwd, kNoStr}; }
+  static Arg path(StrId p) { return {ArgType::kPath, 0, p}; }
+
+  void one(NamespaceOp op, bool fail) {
+    w_.sync();  // decided at this call's begin: other threads' changes before it are seen
+    const size_t none = pool_.paths.size();
+    auto closed_and_there = [&](size_t f) { return pool_.usable(f) && pool_.open[f] == 0; };
+    switch (op) {
+      case NamespaceOp::kUnlink: {
+        size_t f = fail ? none : files_.choose(closed_and_there);
+        if (f == none) return w_.emit(kUnlinkat, {cwd(), path(missing()), {ArgType::kAtFlags, 0, kNoStr}}, -ENOENT);
+        pool_.remove(f);
+        return w_.emit(kUnlinkat, {cwd(), path(pool_.paths[f]), {ArgType::kAtFlags, 0, kNoStr}}, 0);
+      }
+      case NamespaceOp::kRename: {
+        size_t from = fail ? none : files_.recent(closed_and_there);
+        size_t to = from == none ? none : files_.choose([&](size_t g) { return g != from && pool_.open[g] == 0; });
+        if (to == none) return w_.emit(kRenameat, {cwd(), path(missing()), cwd(), path(pool_.paths[0])}, -ENOENT);
+        pool_.use(from);
+        uint64_t size = pool_.sizes[from];
+        if (pool_.state[to] == FileState::kFresh) pool_.state[to] = FileState::kAbsent;  // a name it makes
+        pool_.create(to);
+        pool_.sizes[to] = size;
+        pool_.remove(from);
+        return w_.emit(kRenameat, {cwd(), path(pool_.paths[from]), cwd(), path(pool_.paths[to])}, 0);
+      }
+      case NamespaceOp::kMkdir: {
+        if (fail) return w_.emit(kMkdirat, {cwd(), path(in_missing_dir()), {ArgType::kMode, 0755, kNoStr}}, -ENOENT);
+        StrId d = pool_.new_name(t_, 'd');
+        pool_.made_dirs.push_back(d);
+        return w_.emit(kMkdirat, {cwd(), path(d), {ArgType::kMode, 0755, kNoStr}}, 0);
+      }
+      case NamespaceOp::kRmdir: {
+        if (fail) return w_.emit(kRmdir, {path(missing())}, -ENOENT);
+        // The directory made last, else one the trace needs to have existed (replay --init makes it).
+        StrId d = pool_.made_dirs.empty() ? pool_.new_name(t_, 'e') : pool_.made_dirs.back();
+        if (!pool_.made_dirs.empty()) pool_.made_dirs.pop_back();
+        return w_.emit(kRmdir, {path(d)}, 0);
+      }
+      case NamespaceOp::kLink: {
+        size_t from = fail ? none : files_.recent(closed_and_there);
+        if (from == none)
+          return w_.emit(kLinkat, {cwd(), path(missing()), cwd(), path(pool_.new_name(t_, 'l')), {ArgType::kAtFlags, 0, kNoStr}}, -ENOENT);
+        pool_.use(from);
+        return w_.emit(kLinkat, {cwd(), path(pool_.paths[from]), cwd(), path(pool_.new_name(t_, 'l')), {ArgType::kAtFlags, 0, kNoStr}}, 0);
+      }
+      case NamespaceOp::kSymlink:
+        return w_.emit(kSymlinkat, {path(pool_.paths[0]), cwd(), path(fail ? in_missing_dir() : pool_.new_name(t_, 's'))},
+                       fail ? -ENOENT : 0);
+      case NamespaceOp::kMknod:
+        return w_.emit(kMknodat, {cwd(), path(fail ? in_missing_dir() : pool_.new_name(t_, 'n')),
+                                  {ArgType::kMode, S_IFREG | 0644, kNoStr}, {ArgType::kInt, 0, kNoStr}},
+                       fail ? -ENOENT : 0);
+    }
+  }
+
+  StrId missing() { return pool_.new_name(t_, 'm'); }  // a name never made
+  StrId in_missing_dir() { return t_.strings.intern(fmt::format("{}/x", t_.str(missing()))); }
+
+  trace::Trace& t_;
+  ThreadWriter& w_;
+  const ClassModel& c_;
+  FilePool& pool_;
+  FileChooser& files_;
+  std::mt19937_64& rng_;
+  bool drawn_ = false;  // the class changes names (a mean per open and kinds to draw from)
+  std::discrete_distribution<size_t> kind_;
 };
 
 // Thread i of n takes the (i + 0.5) / n quantile of the class's calls per thread and start times,
@@ -272,28 +521,64 @@ int64_t thread_start(const ClassModel& c, double stratum) {
   return static_cast<int64_t>(std::max(0.0, c.start_ns.quantile(stratum)));
 }
 
+// The kind of the next session, by the class's shares.
+SessionKind draw_session_kind(const ClassModel& c, std::mt19937_64& rng) {
+  double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+  if (u < c.create_fraction) return SessionKind::kCreate;
+  if (u < c.create_fraction + c.append_fraction) return SessionKind::kAppend;
+  return SessionKind::kPlain;
+}
+
 void synthesize_thread(trace::Trace& t, const ClassModel& c, FilePool& pool, int32_t id, double stratum,
                        const SynthOptions& o, std::mt19937_64& rng, TurnScheduler* turns = nullptr, size_t turn = 0) {
   int64_t start = thread_start(c, stratum);
-  uint64_t target = static_cast<uint64_t>(std::max(1.0, std::round(c.calls_per_thread.quantile(stratum))));
+  // Calls per thread count every call of the mix; "other" calls (mmap, fcntl, ...) are not
+  // synthesized, so the synthesized calls stop at their share: the thread then opens as many
+  // files as the traced ones, instead of filling their budget with more sessions.
+  double synthesized_share = 1.0 - c.mix[at(OpCategory::kOther)];
+  uint64_t target =
+      static_cast<uint64_t>(std::max(1.0, std::round(c.calls_per_thread.quantile(stratum) * synthesized_share)));
   int64_t stop = o.duration_s ? start + static_cast<int64_t>(*o.duration_s * 1e9) : 0;
   ThreadWriter w(t, id, start, c, pool, rng, turns, turn);
-  FileChooser files(c, pool, rng);
+  FileChooser files(c, pool, rng, stratum);
+  NamespaceWriter names(t, w, c, pool, files, rng);
   auto more = [&] { return o.duration_s ? w.now() < stop : w.calls() < target; };
   // A session is cut short only at the end of a --scale duration: cutting it at a call count
   // would bias the transfers per open down.
   auto in_session = [&] { return !o.duration_s || w.now() < stop; };
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  uint64_t missing = 0;
+  const size_t none = pool.paths.size();
   while (more()) {
+    names.before_open();
+    if (!more()) break;
     if (u(rng) < c.failed_open_fraction) {  // a probe for a file that does not exist
       w.sync();
-      StrId path = t.strings.intern(fmt::format("/synth/{}/missing-{}-{}", c.name, id, missing++));
-      w.emit(kOpenat, {{ArgType::kDirFd, kAtFdcwd, kNoStr}, {ArgType::kPath, 0, path},
+      w.emit(kOpenat, {{ArgType::kDirFd, kAtFdcwd, kNoStr}, {ArgType::kPath, 0, pool.new_name(t, 'm')},
                        {ArgType::kOpenFlags, O_RDONLY, kNoStr}, {ArgType::kMode, 0, kNoStr}}, -ENOENT);
       continue;
     }
-    Session(w, c, pool, files.next(), rng).run(in_session);
+    SessionKind kind = draw_session_kind(c, rng);
+    w.sync();  // the file is chosen at the open's begin: removals and creations before it are seen
+    auto closed = [&](size_t g) { return pool.open[g] == 0; };
+    auto usable = [&](size_t g) { return pool.usable(g); };
+    size_t f = none;
+    if (kind == SessionKind::kCreate) {  // a name that is gone first (the removal -> creation cycle), then any
+      f = files.choose([&](size_t g) { return !pool.usable(g) && closed(g); });
+      if (f == none) f = files.choose(closed);
+      if (f == none) kind = SessionKind::kPlain;  // every file is in another thread's session
+    }
+    if (f == none) f = files.choose(usable);
+    if (f == none) {  // nothing left to open as it is: create a removed file again
+      kind = SessionKind::kCreate;
+      f = files.choose(closed);
+    }
+    if (f == none) {  // cannot happen (a file in a session is there): a probe keeps the thread going
+      w.emit(kOpenat, {{ArgType::kDirFd, kAtFdcwd, kNoStr}, {ArgType::kPath, 0, pool.new_name(t, 'm')},
+                       {ArgType::kOpenFlags, O_RDONLY, kNoStr}, {ArgType::kMode, 0, kNoStr}}, -ENOENT);
+      continue;
+    }
+    files.opened(f);
+    Session(w, c, pool, f, rng).run(kind, in_session);
   }
 }
 
@@ -341,7 +626,8 @@ trace::Trace synthesize(const WorkloadModel& model, const SynthOptions& options)
   // initial_files): without it, replay would have to guess sizes from the reads.
   std::map<StrId, uint64_t> initial_sizes;
   auto remember_initial_sizes = [&](const FilePool& pool) {
-    for (size_t f = 0; f < pool.paths.size(); ++f) initial_sizes[pool.paths[f]] = pool.sizes[f];
+    for (size_t f = 0; f < pool.paths.size(); ++f)
+      if (pool.preexisting[f]) initial_sizes[pool.paths[f]] = pool.initial[f];
   };
   int32_t id = kFirstId;
   for (size_t k = 0; k < model.classes.size(); ++k) {
@@ -350,10 +636,9 @@ trace::Trace synthesize(const WorkloadModel& model, const SynthOptions& options)
     const uint64_t n = per_class[k];
     auto stratum = [n](uint64_t i) { return (static_cast<double>(i) + 0.5) / static_cast<double>(n); };
     for (uint64_t i = 0; i < n; ++i) classes[std::to_string(id + static_cast<int32_t>(i))] = c.name;
-    if (shares_files(c) && n > 1 && n <= kMaxTurnThreads) {
+    if (c.shares_files() && n > 1 && n <= kMaxTurnThreads) {
       // One pool for the class; its threads generated together, in turns (one OS thread each).
       FilePool pool = make_pool(c, -1, t, rng);
-      remember_initial_sizes(pool);
       std::vector<int64_t> starts;
       for (uint64_t i = 0; i < n; ++i) starts.push_back(thread_start(c, stratum(i)));
       TurnScheduler turns(starts);
@@ -365,14 +650,15 @@ trace::Trace synthesize(const WorkloadModel& model, const SynthOptions& options)
           turns.leave(i);
         });
       for (auto& g : generators) g.join();
+      remember_initial_sizes(pool);
     } else {
-      if (shares_files(c) && n > kMaxTurnThreads)
+      if (c.shares_files() && n > kMaxTurnThreads)
         notes.push_back(fmt::format("class {}: {} threads, above {}: files not shared between them", c.name, n,
                                     kMaxTurnThreads));
       for (uint64_t i = 0; i < n; ++i) {
         FilePool pool = make_pool(c, id + static_cast<int32_t>(i), t, rng);
-        remember_initial_sizes(pool);
         synthesize_thread(t, c, pool, id + static_cast<int32_t>(i), stratum(i), options, rng);
+        remember_initial_sizes(pool);
       }
     }
     id += static_cast<int32_t>(n);

@@ -1,10 +1,12 @@
 // `rastro synth MODEL.json [--scale threads=N,duration=S] [--seed N] -o synthetic.rastro
-//  [--fio JOB.fio]`: a synthetic trace drawn from a workload model (characterize/), replayable
-// with `rastro replay --init`, and the same model as a fio job file.
+//  [--fio JOB.fio] [--filebench WORKLOAD.f]`: a synthetic trace drawn from a workload model
+// (characterize/), replayable with `rastro replay --init`, and the same model as a fio job file
+// and as a Filebench workload.
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "characterize/filebench_workload_writer.h"
 #include "characterize/fio_job_writer.h"
 #include "characterize/workload_model.h"
 #include "characterize/workload_synthesizer.h"
@@ -17,14 +19,15 @@ namespace {
 namespace ch = rastro::characterize;
 
 struct Options {
-  std::string model, out, scale, fio;
+  std::string model, out, scale, fio, filebench;
   uint64_t seed = 1;
 };
 
 rastro::cli::RegisterCommand reg{
     {"synth",
      "Draw a synthetic trace from a workload model (`rastro characterize -o`), optionally scaled to N threads or S "
-     "seconds; replayable with `rastro replay --init`; --fio writes the model as a fio job",
+     "seconds; replayable with `rastro replay --init`; --fio / --filebench write the model as a fio job / Filebench "
+     "workload",
      46, [](CLI::App& app) {
        auto o = std::make_shared<Options>();
        app.add_option("MODEL", o->model, "Workload model JSON written by `rastro characterize -o`")->required();
@@ -32,8 +35,11 @@ rastro::cli::RegisterCommand reg{
        app.add_option("--scale", o->scale, "threads=N (total threads), duration=S (seconds per thread), comma-separated");
        app.add_option("--seed", o->seed, "Random seed (same seed, same trace)")->capture_default_str();
        app.add_option("--fio", o->fio, "Write a fio job file running the model's classes");
+       app.add_option("--filebench", o->filebench,
+                      "Write a Filebench workload (.f): per class a fileset and a thread cycle of its sessions");
        app.callback([o] {
-         if (o->out.empty() && o->fio.empty()) throw rastro::Error("nothing to write: give -o TRACE and/or --fio JOB");
+         if (o->out.empty() && o->fio.empty() && o->filebench.empty())
+           throw rastro::Error("nothing to write: give -o TRACE, --fio JOB and/or --filebench WORKLOAD");
          ch::WorkloadModel m = ch::read_model(o->model);
          ch::SynthOptions so;
          so.seed = o->seed;
@@ -47,6 +53,10 @@ rastro::cli::RegisterCommand reg{
          if (!o->fio.empty()) {
            ch::write_fio_job(o->fio, m, so);
            fmt::print("{}: fio job, {} classes\n", o->fio, m.classes.size());
+         }
+         if (!o->filebench.empty()) {
+           ch::write_filebench_workload(o->filebench, m, so);
+           fmt::print("{}: Filebench workload, {} classes\n", o->filebench, m.classes.size());
          }
        });
      }}};

@@ -69,5 +69,16 @@ TEST(EmpiricalDistribution, JsonRoundTripAndErrors) {
   EXPECT_THROW(distribution_from_json({{"count", 2}, {"quantiles", {5}}}, "x"), Error);
 }
 
+TEST(EmpiricalDistribution, Variance) {
+  std::vector<double> two = {1, 3};  // atoms 1 and 3, mean 2: variance 1
+  EXPECT_DOUBLE_EQ(summarize(two).variance(), 1.0);
+  std::vector<double> uniform;  // 0..9999: many values, quantile form; a uniform's variance is n^2/12
+  for (int i = 0; i < 10000; ++i) uniform.push_back(i);
+  EmpiricalDistribution d = summarize(uniform);
+  ASSERT_TRUE(d.atoms.empty());
+  EXPECT_NEAR(d.variance(), 1e8 / 12, 1e8 / 12 * 0.01);
+  EXPECT_EQ(EmpiricalDistribution{}.variance(), 0.0);
+}
+
 }  // namespace
 }  // namespace rastro::characterize

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/characterize/namespace_cycle_trace.h"
 #include "tests/characterize/two_class_trace.h"
 #include "tests/trace/sample_trace.h"
 
@@ -59,6 +60,49 @@ TEST(WorkloadFeatures, SequentialityAndReuse) {
   EXPECT_LT(writer.sequential, 10u);
   EXPECT_EQ(writer.eof_sessions, 0u);
   EXPECT_EQ(writer.partial_session_transfers, (std::vector<double>(5, 10.0)));
+}
+
+}  // namespace
+}  // namespace rastro::characterize
+
+namespace rastro::characterize {
+namespace {
+
+// Counted by hand from cycle_trace() (namespace_cycle_trace.h).
+TEST(WorkloadFeatures, NamespaceCallsAndSessionKinds) {
+  WorkloadFeatures w = measure_features(testing::cycle_trace());
+  ASSERT_EQ(w.threads.size(), 1u);
+  const ThreadFeatures& t = w.threads[0];
+  auto ns = [&](NamespaceOp op) { return t.namespace_counts[static_cast<size_t>(op)]; };
+  EXPECT_EQ(ns(NamespaceOp::kUnlink), 2);  // /ns/a, and the failed one
+  EXPECT_EQ(ns(NamespaceOp::kRename), 1);
+  EXPECT_EQ(ns(NamespaceOp::kMkdir), 1);
+  EXPECT_EQ(ns(NamespaceOp::kRmdir), 1);  // unlinkat(AT_REMOVEDIR)
+  EXPECT_EQ(ns(NamespaceOp::kLink), 0);
+  EXPECT_EQ(t.namespace_failed, 1u);
+  EXPECT_EQ(t.counts[at(OpCategory::kNamespace)], 5);
+  EXPECT_EQ(t.create_sessions, 2u);
+  EXPECT_EQ(t.append_sessions, 2u);
+  EXPECT_EQ(t.create_session_writes, (std::vector<double>{1, 1}));
+  EXPECT_EQ(t.create_write_requests, (std::vector<double>{1000, 500}));
+  EXPECT_EQ(t.append_write_requests, (std::vector<double>{100, 50}));
+  EXPECT_TRUE(t.plain_write_requests.empty());
+  // The read session read the whole 1100 bytes with one read asking 4096: to the end, whole.
+  EXPECT_EQ(t.eof_sessions, 1u);
+  EXPECT_EQ(t.whole_read_sessions, 1u);
+  EXPECT_TRUE(t.partial_session_transfers.empty());
+  // Re-creating /ns/a opened it again: 5 opens of one file, 4 re-references.
+  EXPECT_EQ(t.references, 5u);
+  EXPECT_EQ(t.rereferences, 4u);
+  // The size the trace shows is the largest incarnation's: 1000 + 100. The second incarnation
+  // (500 + an append of 50) is 550 — its append lands at its own end, not at 1100.
+  ASSERT_EQ(w.files.size(), 1u);
+  EXPECT_EQ(w.files[0].name, "/ns/a");
+  EXPECT_EQ(w.files[0].extent, 1100u);
+  EXPECT_EQ(w.files[0].incarnation_extents, (std::vector<uint64_t>{1100, 550}));
+  // Sequential: the creates' writes and the read, at 0 after their opens; not the appends.
+  EXPECT_EQ(t.transfers, 5u);
+  EXPECT_EQ(t.sequential, 3u);
 }
 
 }  // namespace

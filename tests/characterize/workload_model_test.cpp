@@ -9,6 +9,7 @@
 
 #include "characterize/workload_characterizer.h"
 #include "common/error.h"
+#include "tests/characterize/namespace_cycle_trace.h"
 #include "tests/characterize/two_class_trace.h"
 
 namespace rastro::characterize {
@@ -54,6 +55,32 @@ TEST(WorkloadModel, BadModelsNameTheFileAndKey) {
   empty["classes"] = nlohmann::json::array();
   EXPECT_NE(error_of(empty).find("non-empty"), std::string::npos);
   EXPECT_THROW(read_model("/nonexistent/model.json"), Error);
+}
+
+// The session kinds and name-space changes are stored and read back; a model written before
+// them (without their keys) reads as a workload that creates, appends and renames nothing.
+TEST(WorkloadModel, NamespaceKeysRoundTripAndMayBeAbsent) {
+  WorkloadModel m = characterize(testing::fileserver_like_trace(2, 30), "fs").model;
+  nlohmann::json j = to_json(m);
+  EXPECT_EQ(to_json(model_from_json(j, "m.json")), j);
+  EXPECT_GT(j["classes"][0]["namespace_mix"]["unlink"].get<double>(), 0.99);
+  EXPECT_GT(j["classes"][0]["create_fraction"].get<double>(), 0.3);
+  nlohmann::json old = j;
+  for (const char* key : {"whole_read_fraction", "eof_session_reads", "incarnation_size", "create_fraction", "append_fraction", "create_session_writes",
+                          "append_session_writes", "create_write_request", "append_write_request", "plain_write_request",
+                          "namespace_per_open", "namespace_mix", "namespace_failed_fraction"})
+    old["classes"][0].erase(key);
+  WorkloadModel back = model_from_json(old, "m.json");
+  EXPECT_EQ(back.classes[0].create_fraction, 0.0);
+  EXPECT_EQ(back.classes[0].namespace_per_open, 0.0);
+  EXPECT_EQ(to_json(back.classes[0].plain_write_request), to_json(back.classes[0].write_request));
+  EXPECT_EQ(to_json(back.classes[0].incarnation_size), to_json(back.classes[0].file_size));
+  nlohmann::json bad = j;
+  bad["classes"][0]["namespace_mix"]["rename"] = 2;
+  EXPECT_NE(error_of(bad).find("m.json: classes[0]: namespace_mix.rename is outside [0, 1]"), std::string::npos) << error_of(bad);
+  nlohmann::json kinds = j;
+  kinds["classes"][0]["append_fraction"] = 0.9;
+  EXPECT_NE(error_of(kinds).find("create_fraction + append_fraction"), std::string::npos) << error_of(kinds);
 }
 
 }  // namespace

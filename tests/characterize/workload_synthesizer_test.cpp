@@ -1,5 +1,8 @@
 #include "characterize/workload_synthesizer.h"
 
+#include <fcntl.h>
+
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -9,6 +12,7 @@
 #include "characterize/model_validation.h"
 #include "characterize/workload_characterizer.h"
 #include "common/error.h"
+#include "tests/characterize/namespace_cycle_trace.h"
 #include "tests/characterize/two_class_trace.h"
 
 namespace rastro::characterize {
@@ -99,21 +103,50 @@ TEST(ModelValidation, DetectsAMismatch) {
 namespace rastro::characterize {
 namespace {
 
-// Replays the sizes a trace implies, in begin order: a pread64 must return what the file held
-// at that moment (count, or what is left before the end, 0 past it) — checked independently
-// of the synthesizer's own bookkeeping.
-void expect_reads_consistent_with_earlier_writes(const trace::Trace& s, const std::map<trace::StrId, uint64_t>& initial) {
-  std::map<trace::StrId, uint64_t> size = initial;
+// Replays the name space and the sizes a trace implies, in begin order, from the sizes declared
+// for the files that existed before it — checked independently of the synthesizer's own
+// bookkeeping: an open without O_CREAT, a stat, an unlink or a rename succeeds exactly when its
+// file is there; a pread64 returns what the file held at that moment (count, or what is left
+// before the end, 0 past it); O_TRUNC empties a file, write(2) (O_APPEND) adds at its end.
+void expect_calls_consistent_with_file_state(const trace::Trace& s, const std::map<trace::StrId, uint64_t>& initial) {
+  std::map<trace::StrId, uint64_t> size = initial;  // the files there now
   for (const trace::Event& e : s.events) {
     const std::string name(trace::function_name(e, s.strings));
-    if (name != "pread64" && name != "pwrite64") continue;
-    const trace::StrId f = e.arg(0).str;
-    const uint64_t count = static_cast<uint64_t>(e.arg(2).value), off = static_cast<uint64_t>(e.arg(3).value);
-    if (name == "pwrite64") {
-      size[f] = std::max(size[f], off + count);
-    } else {
-      const uint64_t expect = size[f] > off ? std::min(count, size[f] - off) : 0;
-      ASSERT_EQ(static_cast<uint64_t>(e.rvalue), expect) << "event " << e.seq << " on " << s.str(f);
+    const bool ok = e.rvalue >= 0;
+    auto there = [&](trace::StrId f) { return size.count(f) > 0; };
+    if (name == "openat") {
+      const trace::StrId f = e.arg(1).str;
+      const int64_t flags = e.arg(2).value;
+      if (!(flags & O_CREAT)) {
+        ASSERT_EQ(ok, there(f)) << "event " << e.seq << ": open of " << s.str(f);
+      } else if ((flags & O_TRUNC) || !there(f)) {
+        size[f] = 0;
+      }
+    } else if (name == "newfstatat" || name == "unlinkat") {
+      const trace::StrId f = e.arg(1).str;
+      if (s.str(f).find("/f") == std::string::npos) continue;  // a directory or a made name
+      ASSERT_EQ(ok, there(f)) << "event " << e.seq << ": " << name << " of " << s.str(f);
+      if (name == "unlinkat") size.erase(f);
+    } else if (name == "renameat" && ok) {
+      const trace::StrId from = e.arg(1).str, to = e.arg(3).str;
+      ASSERT_TRUE(there(from)) << "event " << e.seq << ": rename of " << s.str(from);
+      size[to] = size[from];
+      size.erase(from);
+    } else if (name == "pwrite64" || name == "write" || name == "pread64") {
+      const trace::StrId f = e.arg(0).str;
+      ASSERT_TRUE(there(f)) << "event " << e.seq << ": " << name << " on " << s.str(f) << ", which is not there";
+      const uint64_t count = static_cast<uint64_t>(e.arg(2).value);
+      if (name == "write") {
+        size[f] += count;
+        continue;
+      }
+      const uint64_t off = static_cast<uint64_t>(e.arg(3).value);
+      if (name == "pwrite64") {
+        size[f] = std::max(size[f], off + count);
+      } else {
+        const uint64_t expect = size[f] > off ? std::min(count, size[f] - off) : 0;
+        ASSERT_EQ(static_cast<uint64_t>(e.rvalue), expect) << "event " << e.seq << " on " << s.str(f);
+      }
     }
   }
 }
@@ -161,7 +194,7 @@ TEST(WorkloadSynthesizer, AClassThatSharedItsFilesSharesThemAndReadsSeeEveryEarl
   // --init); from them, every read must return what earlier writes of any thread left.
   const auto initial = declared_initial_sizes(s);
   ASSERT_FALSE(initial.empty());
-  expect_reads_consistent_with_earlier_writes(s, initial);
+  expect_calls_consistent_with_file_state(s, initial);
 }
 
 TEST(WorkloadSynthesizer, AClassThatDidNotShareKeepsFilesPerThread) {
@@ -169,7 +202,64 @@ TEST(WorkloadSynthesizer, AClassThatDidNotShareKeepsFilesPerThread) {
   const auto threads_of = threads_by_synthetic_path(s);
   for (const auto& [path, tids] : threads_of) EXPECT_EQ(tids.size(), 1u) << path;
   const auto initial = declared_initial_sizes(s);
-  expect_reads_consistent_with_earlier_writes(s, initial);
+  expect_calls_consistent_with_file_state(s, initial);
+}
+
+}  // namespace
+}  // namespace rastro::characterize
+
+namespace rastro::characterize {
+namespace {
+
+size_t count_calls(const trace::Trace& t, std::string_view function) {
+  size_t n = 0;
+  for (const trace::Event& e : t.events) n += trace::function_name(e, t.strings) == function;
+  return n;
+}
+
+// A fileserver-like workload (create, append, whole read, unlink on a shared directory): the
+// synthetic trace has the same cycles — unlinks, files created again, appends — and every
+// feature round-trips, the namespace mix and session kinds included.
+TEST(WorkloadSynthesizer, NamespaceCyclesRoundTrip) {
+  WorkloadModel m = characterize(testing::fileserver_like_trace(3, 80), "fs-like").model;
+  ASSERT_EQ(m.classes.size(), 1u);
+  const ClassModel& c = m.classes[0];
+  EXPECT_NEAR(c.create_fraction, 1.0 / 3, 1e-9);
+  EXPECT_NEAR(c.append_fraction, 1.0 / 3, 1e-9);
+  EXPECT_EQ(c.namespace_mix[static_cast<size_t>(NamespaceOp::kUnlink)], 1.0);
+  EXPECT_NEAR(c.namespace_per_open, 1.0 / 3, 1e-9);
+  EXPECT_GT(c.shared_file_fraction, 0.5);
+  SynthOptions o;
+  o.threads = 6;
+  trace::Trace s = synthesize(m, o);
+  ValidationReport r = validate_synthetic(m, s);
+  EXPECT_TRUE(r.pass()) << validation_markdown(r);
+  std::set<std::string> checked;
+  for (const FeatureCheck& k : r.checks) checked.insert(k.feature);
+  for (const char* f : {"mix.namespace", "namespace.unlink", "create_fraction", "append_fraction", "file_size", "reuse_fraction"})
+    EXPECT_TRUE(checked.count(f)) << f;
+  EXPECT_GT(count_calls(s, "unlinkat"), 100u);
+  expect_calls_consistent_with_file_state(s, declared_initial_sizes(s));
+}
+
+// Every kind of name-space change is drawn, each on a name that is there (or, failing, not).
+TEST(WorkloadSynthesizer, EveryNamespaceKindIsDrawn) {
+  WorkloadModel m = characterize(testing::fileserver_like_trace(2, 40), "fs-like").model;
+  ClassModel& c = m.classes[0];
+  c.namespace_mix = {0.3, 0.2, 0.15, 0.15, 0.1, 0.05, 0.05};
+  c.namespace_failed_fraction = 0.1;
+  SynthOptions o;
+  o.threads = 4;
+  trace::Trace s = synthesize(m, o);
+  for (const char* f : {"unlinkat", "renameat", "mkdirat", "rmdir", "linkat", "symlinkat", "mknodat"})
+    EXPECT_GT(count_calls(s, f), 0u) << f;
+  expect_calls_consistent_with_file_state(s, declared_initial_sizes(s));
+  ValidationReport r = validate_synthetic(m, s);
+  for (const FeatureCheck& k : r.checks) {
+    if (k.feature.rfind("namespace.", 0) == 0) {
+      EXPECT_TRUE(k.pass) << k.feature << " " << k.model << " vs " << k.synthetic;
+    }
+  }
 }
 
 }  // namespace
