@@ -48,8 +48,8 @@ std::vector<Measurement> mpi_job_measurements(const trace::Trace& job, const std
     r.first_begin = std::min(r.first_begin, e.begin_ns);
     r.last_end = std::max(r.last_end, e.end_ns);
     ++r.calls;
-    const auto fn = trace::function_name(e, job.strings);
-    if (fn == "write" || fn == "pwrite64") r.write_ns.push_back(static_cast<double>(e.duration_ns()));
+    const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
+    if (info != nullptr && info->data_out >= 0) r.write_ns.push_back(static_cast<double>(e.duration_ns()));
   }
   std::vector<Measurement> out;
   for (size_t rank = 0; rank < ranks.size(); ++rank) {

@@ -1,7 +1,8 @@
 // The measurands of an MPI campaign run (docs/campaign.md, "MPI jobs"), read from a merged job
 // trace (`rastro merge`: every rank on rank 0's clock, each rank's offset bound in the header).
 // Per rank R of the job, over its calls on the workload's files (paths ending in ".dat"):
-//   write.rR  mean response time of its write/pwrite64 calls — one clock, no clock component;
+//   write.rR  mean response time of its calls writing file data (the syscall table's data_out:
+//             write, pwrite64, writev, …) — one clock, no clock component;
 //   span.rR   from the begin of rank 0's first workload-file call to the end of rank R's last one:
 //             when rank R's I/O was done, counted from the job's start. For R > 0 its two ends
 //             were stamped by two ranks' clocks, so it carries the Type-B clock component
