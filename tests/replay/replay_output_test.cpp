@@ -32,7 +32,7 @@ TEST(ReplayOutput, SummaryCarriesTheFidelityReportPerClass) {
   const trace::Trace t = b.take();
   const std::vector<uint32_t> events = {0, 1, 2, 3};
   std::vector<RequestRecord> rec(4);
-  rec[0] = {0, 5000, 5200, 3, 0, SkipReason::kNone, false};
+  rec[0] = {4900, 5000, 5200, 3, 0, SkipReason::kNone, false};  // issued 100 ns after it was due
   rec[1] = {0, 5300, 5400, 7, trace::kEventMismatch, SkipReason::kNone, false};
   rec[2] = {0, 5500, 5501, 2, 0, SkipReason::kNone, true};
   rec[3] = {0, 5600, 5601, 0x7f0000, trace::kEventSkipped, SkipReason::kUnfinished, false};
@@ -58,6 +58,8 @@ TEST(ReplayOutput, SummaryCarriesTheFidelityReportPerClass) {
   EXPECT_EQ(classes, (std::vector<std::string>{"data", "open/close", "memory", "process"}));
   EXPECT_EQ(f.total.timed, 1u);  // only the openat: the read mismatched, the clone was emulated
   EXPECT_DOUBLE_EQ(f.total.latency_ratio_sum(), 2.0);
+  EXPECT_EQ(f.total.overhead_calls, 1u);
+  EXPECT_DOUBLE_EQ(f.total.overhead_mean_ns(), 100.0);
   // The summary's own counters and the report agree.
   EXPECT_EQ(f.total.replayed, s.replayed);
   EXPECT_EQ(f.total.skipped, s.skipped);
@@ -95,6 +97,46 @@ TEST(ReplayOutput, IssueRequestRecordsTheSkipReasonAndEmulation) {
   EXPECT_FALSE(rec[1].emulated);
   EXPECT_EQ(rec[2].skip, SkipReason::kNone);
   EXPECT_TRUE(rec[2].emulated);
+}
+
+// Timed region = the call: an open is timed around its openat2 alone (not the sandbox's type
+// check after it, nor the fd-table bookkeeping); a call on a name or an object begins when the
+// sandbox has resolved its parent or object (that resolution is the replayer's work: it shows in
+// the issue delay, the report's overhead). A read has nothing to leave out.
+TEST(ReplayOutput, TimedRegionIsTheSyscallNotTheSandboxWork) {
+  TraceBuilder b;
+  b.add(1, 1, "mkdir", {0, 0755}, 0, {"/a"});
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY, 0644}, 3, {"/a/f"});
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, 0}, 0, {"/a/f"});
+  b.add(1, 1, "write", {3, 0, 10}, 10);
+  const trace::Trace t = b.take();
+  TempDir dir;
+  SandboxResolver sb(dir.path());
+  ProcessTable procs(process_seeds(t));
+  CallExecutor exec(sb, procs, t.strings);
+  ThreadScratch scratch;
+  RequestRecord rec[4];
+  SyscallSpan marked[4];
+  int64_t before[4];
+  for (size_t i = 0; i < 4; ++i) {
+    before[i] = monotonic_ns();
+    issue_request(exec, t.events[i], RequestAction::kReplay, nullptr, nullptr, procs.find(1), scratch, &rec[i]);
+    marked[i] = scratch.call;
+    EXPECT_EQ(rec[i].flags, 0u) << i;
+  }
+  // mkdir and newfstatat: after the resolution, to the end.
+  for (size_t i : {0u, 2u}) {
+    EXPECT_GT(marked[i].begin_ns, before[i]) << i;
+    EXPECT_EQ(rec[i].begin_ns, marked[i].begin_ns) << i;
+  }
+  // openat: exactly the openat2.
+  EXPECT_GT(marked[1].begin_ns, before[1]);
+  EXPECT_GE(marked[1].end_ns, marked[1].begin_ns);
+  EXPECT_EQ(rec[1].begin_ns, marked[1].begin_ns);
+  EXPECT_EQ(rec[1].end_ns, marked[1].end_ns);
+  // write: the whole execution.
+  EXPECT_EQ(marked[3].begin_ns, 0);
+  EXPECT_GE(rec[3].begin_ns, before[3]);
 }
 
 }  // namespace
