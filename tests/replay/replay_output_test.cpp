@@ -17,6 +17,16 @@ namespace {
 using testing::TempDir;
 using testing::TraceBuilder;
 
+// A call executor over a fresh sandbox root for the trace `t` (which must outlive it).
+struct ExecutorOn {
+  TempDir dir;
+  SandboxResolver sb{dir.path()};
+  ProcessTable procs;
+  CallExecutor exec;
+  ThreadScratch scratch;
+  explicit ExecutorOn(const trace::Trace& t) : procs(process_seeds(t)), exec(sb, procs, t.strings) {}
+};
+
 // Four traced calls and what the replay made of them (times in ns):
 //   openat  1000-1100  replayed 5000-5200   ratio 2.0
 //   read    1200-1400  replayed 5300-5400   mismatched
@@ -80,15 +90,11 @@ TEST(ReplayOutput, IssueRequestRecordsTheSkipReasonAndEmulation) {
   b.add(1, 1, "mmap", {0, 4096, PROT_READ, MAP_PRIVATE, 3, 0}, 0x7f0000);
   b.add(1, 1, "clone", {0x11, 0, 0, 0, 0}, 2);
   const trace::Trace t = b.take();
-  TempDir dir;
-  SandboxResolver sb(dir.path());
-  ProcessTable procs(process_seeds(t));
-  CallExecutor exec(sb, procs, t.strings);
-  ThreadScratch scratch;
+  ExecutorOn x(t);
   const RequestAction actions[] = {RequestAction::kReplay, RequestAction::kSkipUnfinished, RequestAction::kLifecycle};
   RequestRecord rec[3];
   for (size_t i = 0; i < 3; ++i)
-    issue_request(exec, t.events[i], actions[i], nullptr, nullptr, procs.find(1), scratch, &rec[i]);
+    issue_request(x.exec, t.events[i], actions[i], nullptr, nullptr, x.procs.find(1), x.scratch, &rec[i]);
   EXPECT_EQ(rec[0].flags, 0u);
   EXPECT_EQ(rec[0].skip, SkipReason::kNone);
   EXPECT_FALSE(rec[0].emulated);
@@ -110,18 +116,14 @@ TEST(ReplayOutput, TimedRegionIsTheSyscallNotTheSandboxWork) {
   b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, 0}, 0, {"/a/f"});
   b.add(1, 1, "write", {3, 0, 10}, 10);
   const trace::Trace t = b.take();
-  TempDir dir;
-  SandboxResolver sb(dir.path());
-  ProcessTable procs(process_seeds(t));
-  CallExecutor exec(sb, procs, t.strings);
-  ThreadScratch scratch;
+  ExecutorOn x(t);
   RequestRecord rec[4];
   SyscallSpan marked[4];
   int64_t before[4];
   for (size_t i = 0; i < 4; ++i) {
     before[i] = monotonic_ns();
-    issue_request(exec, t.events[i], RequestAction::kReplay, nullptr, nullptr, procs.find(1), scratch, &rec[i]);
-    marked[i] = scratch.call;
+    issue_request(x.exec, t.events[i], RequestAction::kReplay, nullptr, nullptr, x.procs.find(1), x.scratch, &rec[i]);
+    marked[i] = x.scratch.call;
     EXPECT_EQ(rec[i].flags, 0u) << i;
   }
   // mkdir and newfstatat: after the resolution, to the end.

@@ -46,6 +46,19 @@ struct TwoOpens {
 
 constexpr trace::LockFields kWrite100{F_WRLCK, SEEK_SET, 100, 10};
 
+// `t` inferred with fs ordering and replayed by `eng` into a fresh root, where no call may be
+// skipped or mismatch; the records are by plan request.
+EngineResult replay_fs_faithfully(EngineKind eng, const trace::Trace& t) {
+  Plan plan = infer_plan(t, Ordering::kFs).take();
+  TempDir root;
+  SandboxResolver sb(root.path());
+  create_initial_state(sb, plan.init);
+  EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
+  EXPECT_EQ(res.stats.skipped_total(), 0u);
+  EXPECT_EQ(res.stats.mismatched, 0u) << (res.stats.mismatched_by_call.empty() ? "" : res.stats.mismatched_by_call.begin()->first);
+  return res;
+}
+
 TEST(LockReplay, ClassicLocksOfTwoReplayedOpensConflictAsTheTracedProcessesDid) {
   TwoOpens f;
   // The premise: as classic locks in one process, the second would be granted.
@@ -153,15 +166,10 @@ TEST(LockReplay, ContentionTraceReplaysItsEagainWithBothEngines) {
   b.add(1, 1, "close", {3}, 0, {}, 1'300'000);
   b.add(2, 2, "close", {4}, 0, {}, 1'310'000);
   const trace::Trace t = b.take();
+  const Plan plan = infer_plan(t, Ordering::kFs).take();
   for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
     SCOPED_TRACE(engine_name(eng));
-    Plan plan = infer_plan(t, Ordering::kFs).take();
-    TempDir root;
-    SandboxResolver sb(root.path());
-    create_initial_state(sb, plan.init);
-    EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
-    EXPECT_EQ(res.stats.skipped_total(), 0u);
-    EXPECT_EQ(res.stats.mismatched, 0u) << (res.stats.mismatched_by_call.empty() ? "" : res.stats.mismatched_by_call.begin()->first);
+    const EngineResult res = replay_fs_faithfully(eng, t);
     int eagain = 0;
     for (size_t r = 0; r < plan.requests.size(); ++r) {
       const trace::Event& e = plan.trace.events[plan.requests[r].event];
@@ -231,13 +239,7 @@ TEST(LockReplay, AttemptThatFoundTheLockHeldIsOrderedBetweenTheHoldersAcquireAnd
   }
   for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
     SCOPED_TRACE(engine_name(eng));
-    Plan p = infer_plan(t, Ordering::kFs).take();
-    TempDir root;
-    SandboxResolver sb(root.path());
-    create_initial_state(sb, p.init);
-    EngineResult res = run_engine(eng, p, sb, EngineOptions{});
-    EXPECT_EQ(res.stats.skipped_total(), 0u);
-    EXPECT_EQ(res.stats.mismatched, 0u) << (res.stats.mismatched_by_call.empty() ? "" : res.stats.mismatched_by_call.begin()->first);
+    const EngineResult res = replay_fs_faithfully(eng, t);
     EXPECT_EQ(res.records[4].rvalue, -EACCES);
     EXPECT_EQ(res.records[5].rvalue, -EWOULDBLOCK);
   }
