@@ -89,6 +89,7 @@ class Planner {
   void executable_through_links();
   bool below_absent(const std::string& p);
   void faulted(const trace::Event& e);
+  void follow_recorded_cwd(Proc& pr, const trace::Event& e) const;
   void event(const trace::Event& e);
 
   const trace::Trace& t_;
@@ -217,6 +218,19 @@ bool Planner::below_absent(const std::string& p) {
   return false;
 }
 
+// AT_FDCWD</cwd>: the capture recorded the process's cwd at this call, which its calls without a
+// dirfd (stat, access, readlink of relative names) resolve against too (as resolve_paths does).
+void Planner::follow_recorded_cwd(Proc& pr, const trace::Event& e) const {
+  for (int i = 0; i < std::min<int>(e.nargs, trace::kMaxArgs); ++i) {
+    const trace::Arg& d = e.arg(i);
+    if (d.type != trace::ArgType::kDirFd || d.value != AT_FDCWD || d.str == trace::kNoStr) continue;
+    const std::string_view recorded = t_.str(d.str);
+    if (recorded.empty() || recorded.front() != '/') continue;
+    *pr.cwd = SandboxResolver::normalise(recorded);
+    return;
+  }
+}
+
 // A page fault (trace/model/page_fault.h): the mapped file existed and reached the faulted page
 // (a page wholly past the end is SIGBUS, not a fault event). Fault-around ranges are rounded up to
 // whole pages past the end of the file: they say nothing about its size.
@@ -246,6 +260,7 @@ void Planner::event(const trace::Event& e) {
   }
   Proc& pr = procs_.get(e.pid);
   if (e.flags & trace::kEventPageFault) return faulted(e);
+  follow_recorded_cwd(pr, e);
   const trace::SyscallInfo* si = trace::syscall_by_nr(e.nr);
   if (!si || (e.flags & trace::kEventUnfinished)) return;
   bool ok = !e.failed();
