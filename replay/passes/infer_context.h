@@ -16,6 +16,9 @@ namespace rastro::replay {
 inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 inline constexpr uint8_t kStatusFailed = 1;      // rvalue is -errno
 inline constexpr uint8_t kStatusUnfinished = 2;  // never returned within the trace
+// With kStatusFailed: a lock attempt that found the lock held (F_SETLK, flock LOCK_NB: EAGAIN or
+// EACCES). It failed, but it observed the holder's lock, so it is ordered like a success.
+inline constexpr uint8_t kStatusLockHeld = 4;
 
 struct InferOptions {
   Ordering ordering = Ordering::kFs;
@@ -84,10 +87,16 @@ struct InferContext {
   // plan
   Plan plan;
 
-  // Traced call succeeded and is one the engines replay: the only requests that get resource
+  // Traced call succeeded, or is a lock attempt that found the lock held: what it did or saw
+  // depends on the calls before it on its fds and files, and the calls after it depend on it.
+  bool ordered_as_success(uint32_t r) const {
+    return status[r] == 0 || status[r] == (kStatusFailed | kStatusLockHeld);
+  }
+
+  // One the engines replay and ordered as a success: the only requests that get resource
   // constraints and count as resource users.
   bool constrained(uint32_t r) const {
-    return action[r] == RequestAction::kReplay && status[r] == 0;
+    return action[r] == RequestAction::kReplay && ordered_as_success(r);
   }
 };
 

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <map>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -27,15 +29,37 @@ struct PathInfo {
   Initial initial = Initial::kUnknown;
   Shape shape = Shape::kUnknown;
   bool pristine = true;   // still holds its pre-trace content
+  // A call below it failed with ENOENT: had it been a file, that call would have said ENOTDIR,
+  // so if it existed it was a directory.
+  bool dir_if_exists = false;
   uint64_t size = 0;
+  // The end of the furthest write so far: a read (or SEEK_END) ending there or before may have
+  // read what the trace wrote, and says nothing about the original size.
+  uint64_t written_end = 0;
   uint64_t link_len = 0;
+  std::string link_target;  // the target the program's path walk shows (empty: not seen)
   bool executable = false;  // access(X_OK) or execve succeeded on it
 };
+
+// A symlink just read by readlink whose target the thread's next path walk may show (below).
+struct PendingLink {
+  std::string path;
+  uint64_t len = 0;
+  int calls_left = 0;
+};
+// How many of the thread's next calls may still show the target of the link it just read.
+constexpr int kLinkWalkCalls = 48;
+
+// "X/." and "X/" name X as a directory (the call fails with ENOTDIR otherwise).
+bool names_a_directory(std::string_view raw) {
+  return raw.size() > 1 && (raw.back() == '/' || (raw.size() > 2 && raw.substr(raw.size() - 2) == "/."));
+}
 
 struct OpenFile {
   std::string path;
   bool pristine = true;  // opened on the original object and not truncated
   uint64_t pos = 0;
+  bool append = false;  // O_APPEND: every write lands at the end of the file
   PathInfo* info = nullptr;  // paths_[path] (std::map nodes stay put): no string lookup per read
 };
 
@@ -59,7 +83,13 @@ class Planner {
   void first_use(const std::string& p, Initial how, Shape shape = Shape::kUnknown);
   void ancestors(const std::string& p);
   void needs(OpenFile* f, uint64_t end);
+  void wrote(OpenFile* f, uint64_t end);
+  void absent_below(const std::string& p);
+  void follow_link_walk(Proc& pr, const trace::Event& e, const trace::SyscallInfo* si);
+  void executable_through_links();
+  bool below_absent(const std::string& p);
   void faulted(const trace::Event& e);
+  void follow_recorded_cwd(Proc& pr, const trace::Event& e) const;
   void event(const trace::Event& e);
 
   const trace::Trace& t_;
@@ -67,6 +97,7 @@ class Planner {
   Processes procs_;
   std::unordered_map<int32_t, int32_t> tid_to_pid_;
   std::unordered_map<int32_t, int32_t> parent_of_;  // child pid -> the pid that forked it
+  std::unordered_map<int32_t, PendingLink> link_walk_;  // tid -> the link it read last
 };
 
 std::string Planner::path_of(Proc& pr, const trace::Event& e, int di, int pi) const {
@@ -111,8 +142,93 @@ void Planner::ancestors(const std::string& p) {
 void Planner::needs(OpenFile* f, uint64_t end) {
   if (!f || !f->pristine || f->path.empty()) return;
   PathInfo& i = f->info ? *f->info : info(f->path);
-  if (!i.pristine) return;
+  if (!i.pristine || end <= i.written_end) return;
   i.size = std::max(i.size, end);
+}
+
+void Planner::wrote(OpenFile* f, uint64_t end) {
+  if (!f || f->path.empty()) return;
+  PathInfo& i = f->info ? *f->info : info(f->path);
+  i.written_end = std::max(i.written_end, end);
+}
+
+// p did not exist (ENOENT): nothing below it existed, and each existing ancestor was a directory.
+void Planner::absent_below(const std::string& p) {
+  if (p.empty()) return;
+  first_use(p, Initial::kAbsent);
+  for (size_t slash = p.find('/', 1); slash != std::string::npos; slash = p.find('/', slash + 1))
+    info(p.substr(0, slash)).dir_if_exists = true;
+}
+
+// The target of a symlink is not recorded, only its length (readlink's result). A program that
+// resolves the link itself (realpath: gcc finding its own directory, make, python) goes on with a
+// readlink of each component of the target: the first path the thread's next readlinks name that
+// has the link's length, absolute or relative to the link's directory, is taken as its target.
+// None within kLinkWalkCalls calls: a placeholder of that length (which a call following the link
+// would not find).
+void Planner::follow_link_walk(Proc& pr, const trace::Event& e, const trace::SyscallInfo* si) {
+  auto it = link_walk_.find(e.tid);
+  if (it == link_walk_.end()) return;
+  PendingLink& pl = it->second;
+  const std::string dir = pl.path.substr(0, std::max<size_t>(pl.path.rfind('/'), 1));
+  const std::string prefix = dir == "/" ? dir : dir + "/";
+  if (si->path == trace::PathEffect::kReadsLink) {
+    const std::string q = path_of(pr, e, si->dirfd_of(0), si->path_arg(0));
+    std::string target;
+    if (q.empty() || q == pl.path) {
+      target.clear();  // the link itself again: not a step along its target
+    } else if (q.size() == pl.len) {
+      target = q;
+    } else if (q.size() == prefix.size() + pl.len && q.compare(0, prefix.size(), prefix) == 0) {
+      target = q.substr(prefix.size());
+    }
+    if (!target.empty()) {
+      PathInfo& i = info(pl.path);
+      if (i.shape == Shape::kSymlink && i.link_target.empty()) i.link_target = target;
+      link_walk_.erase(it);
+      return;
+    }
+  }
+  if (--pl.calls_left <= 0) link_walk_.erase(it);
+}
+
+// access(X_OK) or exec through a symlink found its final target executable.
+void Planner::executable_through_links() {
+  for (auto& [p, i] : paths_) {
+    if (!i.executable || i.shape != Shape::kSymlink) continue;
+    std::string at = p;
+    for (int hop = 0; hop < 40; ++hop) {
+      auto it = paths_.find(at);
+      if (it == paths_.end() || it->second.shape != Shape::kSymlink) break;
+      const std::string& t = it->second.link_target;
+      if (t.empty()) break;
+      at = SandboxResolver::normalise(SandboxResolver::absolute(at.substr(0, std::max<size_t>(at.rfind('/'), 1)), t));
+    }
+    auto last = paths_.find(at);
+    if (last != paths_.end() && last->second.shape != Shape::kSymlink) last->second.executable = true;
+  }
+}
+
+// Whether an ancestor of p did not exist when the trace began (then neither did p).
+bool Planner::below_absent(const std::string& p) {
+  for (size_t slash = p.find('/', 1); slash != std::string::npos; slash = p.find('/', slash + 1)) {
+    auto it = paths_.find(p.substr(0, slash));
+    if (it != paths_.end() && it->second.initial == Initial::kAbsent) return true;
+  }
+  return false;
+}
+
+// AT_FDCWD</cwd>: the capture recorded the process's cwd at this call, which its calls without a
+// dirfd (stat, access, readlink of relative names) resolve against too (as resolve_paths does).
+void Planner::follow_recorded_cwd(Proc& pr, const trace::Event& e) const {
+  for (int i = 0; i < std::min<int>(e.nargs, trace::kMaxArgs); ++i) {
+    const trace::Arg& d = e.arg(i);
+    if (d.type != trace::ArgType::kDirFd || d.value != AT_FDCWD || d.str == trace::kNoStr) continue;
+    const std::string_view recorded = t_.str(d.str);
+    if (recorded.empty() || recorded.front() != '/') continue;
+    *pr.cwd = SandboxResolver::normalise(recorded);
+    return;
+  }
 }
 
 // A page fault (trace/model/page_fault.h): the mapped file existed and reached the faulted page
@@ -144,6 +260,7 @@ void Planner::event(const trace::Event& e) {
   }
   Proc& pr = procs_.get(e.pid);
   if (e.flags & trace::kEventPageFault) return faulted(e);
+  follow_recorded_cwd(pr, e);
   const trace::SyscallInfo* si = trace::syscall_by_nr(e.nr);
   if (!si || (e.flags & trace::kEventUnfinished)) return;
   bool ok = !e.failed();
@@ -160,7 +277,7 @@ void Planner::event(const trace::Event& e) {
       first_use(p, Initial::kPre, shape);
       ancestors(p);
     } else if (err == ENOENT) {
-      first_use(p, Initial::kAbsent);
+      absent_below(p);
     }
   };
   auto create = [&](const std::string& p, Shape shape) {
@@ -190,10 +307,12 @@ void Planner::event(const trace::Event& e) {
   auto path = [&](int pi) { return path_of(pr, e, si->dirfd_of(pi), pi); };
   // Calls that transfer at the fd's position (read, write), not at an explicit offset (pread).
   const bool at_position = offset_arg < 0;
+  if (si->path_arg(0) >= 0) follow_link_walk(pr, e, si);
   if ((si->path == PathEffect::kOpens && flags_arg >= 0) || si->path == PathEffect::kCreatesFile) {
     std::string p = path(p0);
     int flags = flags_arg < 0 ? (O_CREAT | O_WRONLY | O_TRUNC) : static_cast<int>(a(flags_arg));
-    Shape shape = (flags & O_DIRECTORY) ? Shape::kDir : Shape::kUnknown;
+    const bool dir = (flags & O_DIRECTORY) || (p0 >= 0 && names_a_directory(t_.str(e.arg(p0).str)));
+    Shape shape = dir ? Shape::kDir : Shape::kUnknown;
     if (!(flags & O_CREAT)) {
       use(p, shape);
     } else if (flags & O_EXCL) {
@@ -201,6 +320,8 @@ void Planner::event(const trace::Event& e) {
     } else if (ok && !p.empty()) {
       first_use(p, (flags & O_TRUNC) ? Initial::kAbsent : Initial::kMaybe, Shape::kFile);
       ancestors(p);
+    } else if (err == ENOENT) {
+      absent_below(p);  // O_CREAT without a parent directory
     }
     if (ok && !p.empty()) {
       if (flags & O_TRUNC) info(p).pristine = false;
@@ -208,6 +329,7 @@ void Planner::event(const trace::Event& e) {
       f->path = p;
       f->info = &info(p);
       f->pristine = info(p).pristine;
+      f->append = (flags & O_APPEND) != 0;
       pr.files->fds[static_cast<int>(e.rvalue)] = FdSlot{f};
     }
   } else if (si->fd == FdEffect::kReleases) {
@@ -227,7 +349,14 @@ void Planner::event(const trace::Event& e) {
   } else if (si->data_in >= 0 && si->data_out < 0) {
     if (OpenFile* f = fd(si->data_in); f && ok) needs(f, static_cast<uint64_t>(std::max<int64_t>(a(offset_arg), 0) + e.rvalue));
   } else if (si->data_out >= 0 && si->data_in < 0 && at_position) {
-    if (OpenFile* f = fd(si->data_out); f && ok) f->pos += static_cast<uint64_t>(e.rvalue);
+    if (OpenFile* f = fd(si->data_out); f && ok) {
+      // An appending write starts at the end: at least the largest extent known so far.
+      if (f->append && f->info) f->pos = std::max({f->pos, f->info->size, f->info->written_end});
+      f->pos += static_cast<uint64_t>(e.rvalue);
+      wrote(f, f->pos);
+    }
+  } else if (si->data_out >= 0 && si->data_in < 0) {
+    if (OpenFile* f = fd(si->data_out); f && ok) wrote(f, static_cast<uint64_t>(std::max<int64_t>(a(offset_arg), 0) + e.rvalue));
   } else if (si->ret == trace::ReturnKind::kOffset) {
     if (OpenFile* f = fd(0); f && ok) {
       if (a(2) == SEEK_END && a(1) == 0) needs(f, static_cast<uint64_t>(e.rvalue));
@@ -243,7 +372,10 @@ void Planner::event(const trace::Event& e) {
       needs(f, f->pos + static_cast<uint64_t>(e.rvalue));
       f->pos += static_cast<uint64_t>(e.rvalue);
     }
-    if (OpenFile* f = fd(si->data_out); f && ok) f->pos += static_cast<uint64_t>(e.rvalue);
+    if (OpenFile* f = fd(si->data_out); f && ok) {
+      f->pos += static_cast<uint64_t>(e.rvalue);
+      wrote(f, f->pos);
+    }
   } else if (si->path == PathEffect::kListsDir || si->proc == ProcEffect::kFchdir) {
     if (OpenFile* f = fd(0); f && ok) {
       PathInfo& i = info(f->path);
@@ -286,9 +418,15 @@ void Planner::event(const trace::Event& e) {
     create(path(p0), Shape::kSymlink);
   } else if (si->path == PathEffect::kReadsLink) {
     std::string p = path(p0);
+    if (!ok && err == EINVAL && !p.empty()) {  // it exists and is no symlink
+      first_use(p, Initial::kPre);
+      ancestors(p);
+    }
     use(p, Shape::kSymlink);
     if (ok && !p.empty() && info(p).shape == Shape::kSymlink) {
       info(p).link_len = std::max<uint64_t>(info(p).link_len, static_cast<uint64_t>(e.rvalue));
+      if (info(p).link_target.empty() && e.rvalue > 0)
+        link_walk_[e.tid] = PendingLink{p, static_cast<uint64_t>(e.rvalue), kLinkWalkCalls};
     }
   } else if (si->path == PathEffect::kTruncates) {
     std::string p = path(p0);
@@ -311,7 +449,7 @@ void Planner::event(const trace::Event& e) {
       if (e.arg(i).type != trace::ArgType::kPath) continue;
       int di = (i > 0 && e.arg(i - 1).type == trace::ArgType::kDirFd) ? i - 1 : -1;
       std::string p = path_of(pr, e, di, i);
-      use(p);
+      use(p, names_a_directory(t_.str(e.arg(i).str)) ? Shape::kDir : Shape::kUnknown);
       if (executable && !p.empty()) info(p).executable = true;
     }
   }
@@ -361,18 +499,21 @@ InitPlan Planner::run() {
     }
   }
 
+  executable_through_links();
   InitPlan plan;
   for (auto& [p, i] : paths_) {  // std::map order: parents sort before their children
     if (p == "/") continue;
     bool pre = i.initial == Initial::kPre || (i.initial == Initial::kMaybe && i.size > 0);
-    if (!pre) continue;
+    if (!pre || below_absent(p)) continue;
     InitEntry en;
     en.path = p;
+    if (i.shape == Shape::kUnknown && i.dir_if_exists) i.shape = Shape::kDir;
     switch (i.shape) {
       case Shape::kDir: en.kind = InitEntry::Kind::kDir; break;
       case Shape::kSymlink:
         en.kind = InitEntry::Kind::kSymlink;
-        en.target = i.link_len > 0 ? std::string(i.link_len, 'x') : std::string("x");
+        if (!i.link_target.empty()) en.target = i.link_target;
+        else en.target = i.link_len > 0 ? std::string(i.link_len, 'x') : std::string("x");
         break;
       default:
         en.kind = InitEntry::Kind::kFile;

@@ -1,11 +1,15 @@
 #include "replay/passes/parse.h"
 
+#include <sys/syscall.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <array>
 #include <limits>
 #include <numeric>
 #include <unordered_map>
 
+#include "trace/syscalls/fcntl_lock.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
@@ -19,6 +23,20 @@ RequestAction classify(const trace::Event& e) {
   if (info == nullptr) return RequestAction::kSkipUnknown;
   if (info->classes & trace::kClassProcess) return RequestAction::kLifecycle;
   return RequestAction::kReplay;  // the mmap family included (replay/runtime/exec_memory.cpp)
+}
+
+// F_SETLK (and F_OFD_SETLK) or flock(LOCK_NB) that found the lock held: POSIX lets F_SETLK say
+// EACCES as well as EAGAIN; flock says EWOULDBLOCK (= EAGAIN).
+bool found_lock_held(const trace::Event& e) {
+  if (e.rvalue != -EAGAIN && e.rvalue != -EACCES) return false;
+  return e.nr == SYS_flock || trace::is_lock_call(e);
+}
+
+uint8_t status_of(const trace::Event& e) {
+  unsigned s = 0;
+  if (e.failed()) s |= found_lock_held(e) ? kStatusFailed | kStatusLockHeld : kStatusFailed;
+  if (e.flags & trace::kEventUnfinished) s |= kStatusUnfinished;
+  return static_cast<uint8_t>(s);
 }
 
 Result<Done> run_parse(InferContext& c) {
@@ -54,8 +72,7 @@ Result<Done> run_parse(InferContext& c) {
                                                       : std::max(e.end_ns, e.begin_ns);
     c.nr[r] = e.nr;
     c.pid[r] = e.pid;
-    c.status[r] = static_cast<uint8_t>((e.failed() ? kStatusFailed : 0) |
-                                       ((e.flags & trace::kEventUnfinished) ? kStatusUnfinished : 0));
+    c.status[r] = status_of(e);
     const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(e.pid)) << 32) | static_cast<uint32_t>(e.tid);
     auto& slot = cache[(key * 0x9E3779B97F4A7C15ull) >> 58];
     if (slot.first != key) {

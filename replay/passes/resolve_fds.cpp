@@ -67,7 +67,7 @@ class FdResolver {
   }
 
   void visit(uint32_t r) {
-    if (c_.status[r] != 0 || !touches_fds(c_.nr[r])) return;  // failed, unfinished, unknown, no fds
+    if (!c_.ordered_as_success(r) || !touches_fds(c_.nr[r])) return;  // failed, unfinished, unknown, no fds
     const trace::Event& e = c_.trace.events[c_.order[r]];
     const Sem sem = semantics(e.nr);
     const FdEffects fx = fd_effects(e, sem);

@@ -114,6 +114,7 @@ class Resolver {
         } else if (d.type == trace::ArgType::kDirFd && d.str != trace::kNoStr &&
                    !c_.trace.str(d.str).empty() && c_.trace.str(d.str)[0] == '/') {
           base = resolve(root_, d.str);  // AT_FDCWD</cwd>: the capture recorded the cwd
+          *proc.cwd = base;              // ... which is the process's, also for its calls without a dirfd
         }
       }
       if (c_.trace.str(a.str).empty()) {

@@ -69,6 +69,10 @@ struct ThreadScratch {
   std::vector<char> read_buf;
   std::vector<char> write_buf;  // the deterministic pattern written by every write
   ExecStats stats;
+  // The timed region of the call being executed, when the executor narrowed it to the syscall
+  // (0: not narrowed): the sandbox's path resolution before it and the fd-table bookkeeping after
+  // it are the replayer's work, not the call's (request_runner.h).
+  SyscallSpan call;
   char* read_area(size_t n);
   const char* write_area(size_t n);
 };

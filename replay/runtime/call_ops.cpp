@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "common/clock.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
@@ -63,6 +64,7 @@ int64_t CallOps::object(int di, int pi, bool follow, UniqueFd* out) {
   std::string abs;
   if (!path_arg(di, pi, &abs)) return 1;
   int fd = sandbox_.open_object(abs, follow);
+  c.scratch.call.begin_ns = monotonic_ns();  // the call on the object begins now
   if (fd < 0) return fd;
   out->reset(fd);
   return 0;
@@ -71,7 +73,9 @@ int64_t CallOps::object(int di, int pi, bool follow, UniqueFd* out) {
 int64_t CallOps::parent(int di, int pi, SandboxResolver::Parent* out) {
   std::string abs;
   if (!path_arg(di, pi, &abs)) return 1;
-  return sandbox_.open_parent(abs, out);
+  const int r = sandbox_.open_parent(abs, out);
+  c.scratch.call.begin_ns = monotonic_ns();  // the *at call on the name begins now
+  return r;
 }
 
 int64_t CallOps::install(int key, int replay_fd, bool cloexec, std::string path) {
@@ -100,7 +104,7 @@ int64_t CallOps::open_path(int di, int pi, int flags, mode_t mode) {
     }
     return e.rvalue;
   }
-  int fd = sandbox_.open(abs, flags & ~O_CLOEXEC, mode);
+  int fd = sandbox_.open(abs, flags & ~O_CLOEXEC, mode, &c.scratch.call);
   return install(c.ret_key(), fd, flags & O_CLOEXEC, abs);
 }
 

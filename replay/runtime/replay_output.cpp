@@ -66,7 +66,7 @@ ReplaySummary summarize_replay(const trace::Trace& source, std::span<const uint3
     const bool skipped = r.flags & trace::kEventSkipped;
     fidelity.add(traced, trace::function_name(traced, source.strings),
                  {r.begin_ns, r.end_ns, r.flags, skipped ? skip_reason_name(r.skip) : "",
-                  r.emulated ? trace::Emulation::kEmulated : trace::Emulation::kExecuted});
+                  r.emulated ? trace::Emulation::kEmulated : trace::Emulation::kExecuted, r.planned_ns});
     if (skipped || (traced.flags & trace::kEventUnfinished)) continue;
     tb.push_back(traced.begin_ns);
     te.push_back(traced.end_ns);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/error.h"
 
 namespace rastro::replay {
@@ -86,7 +87,7 @@ std::string_view SandboxResolver::relative(std::string_view abs_path) {
   return abs_path.substr(i);
 }
 
-int SandboxResolver::openat2_in_root(std::string_view rel, int flags, mode_t mode) const {
+int SandboxResolver::openat2_in_root(std::string_view rel, int flags, mode_t mode, SyscallSpan* span) const {
   std::string p(rel);  // NUL-terminated copy (the trace's strings are views)
   open_how how{};
   how.flags = static_cast<uint64_t>(flags) | O_CLOEXEC;
@@ -94,17 +95,19 @@ int SandboxResolver::openat2_in_root(std::string_view rel, int flags, mode_t mod
   how.mode = (flags & (O_CREAT | __O_TMPFILE)) ? (mode & 07777) : 0;
   how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
   for (;;) {
+    if (span) span->begin_ns = monotonic_ns();
     long fd = syscall(SYS_openat2, root_fd_.get(), p.c_str(), &how, sizeof how);
+    if (span) span->end_ns = monotonic_ns();
     if (fd >= 0) return static_cast<int>(fd);
     // EAGAIN: a concurrent rename raced the lookup (RESOLVE_IN_ROOT is conservative); retry.
     if (errno != EAGAIN) return -errno;
   }
 }
 
-int SandboxResolver::open(std::string_view abs_path, int flags, mode_t mode) const {
-  if (flags & O_PATH) return openat2_in_root(relative(abs_path), flags, mode);
+int SandboxResolver::open(std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span) const {
+  if (flags & O_PATH) return openat2_in_root(relative(abs_path), flags, mode, span);
   bool nonblock = flags & O_NONBLOCK;
-  int fd = openat2_in_root(relative(abs_path), flags | O_NONBLOCK, mode);
+  int fd = openat2_in_root(relative(abs_path), flags | O_NONBLOCK, mode, span);
   if (fd < 0) return fd;
   struct stat st;
   if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {

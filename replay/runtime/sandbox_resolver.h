@@ -23,6 +23,13 @@
 
 namespace rastro::replay {
 
+// When the one syscall that stands for a traced call began and ended (CLOCK_MONOTONIC), for a
+// caller that times the call alone: the checks and bookkeeping around it are the replayer's own.
+struct SyscallSpan {
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+};
+
 enum class PathVerdict : uint8_t {
   kOk,
   kDevNull,   // "/dev/null" (harmless, very common)
@@ -53,8 +60,9 @@ class SandboxResolver {
 
   // openat2 of an absolute traced path inside the root. Returns the fd or -errno.
   // Device nodes, FIFOs and sockets found inside the root are refused with -EPERM (a planted
-  // device node must not be written; a FIFO would block the replay forever).
-  int open(std::string_view abs_path, int flags, mode_t mode) const;
+  // device node must not be written; a FIFO would block the replay forever). `span` (optional):
+  // when the openat2 itself ran (the type check after it is the sandbox's).
+  int open(std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span = nullptr) const;
   // O_PATH fd of the object; `follow` = follow a final symlink (inside the root). fd or -errno.
   int open_object(std::string_view abs_path, bool follow) const;
 
@@ -71,7 +79,7 @@ class SandboxResolver {
   static std::string_view relative(std::string_view abs_path);
 
  private:
-  int openat2_in_root(std::string_view rel, int flags, mode_t mode) const;
+  int openat2_in_root(std::string_view rel, int flags, mode_t mode, SyscallSpan* span = nullptr) const;
 
   std::string root_;
   UniqueFd root_fd_;

@@ -11,15 +11,16 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.h"
+#include "real_replay_util.h"
 #include "trace/io/trace_io.h"
 #include "trace/model/trace.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using rastro::cli_test::kRastro;
+using rastro::cli_test::capture_ptrace;
+using rastro::cli_test::replay_fullspeed;
 using rastro::cli_test::sh;
-using rastro::cli_test::slurp;
 using rastro::cli_test::TempDir;
 
 class PipeAndSpecialFileReplay : public ::testing::TestWithParam<std::string> {};
@@ -40,15 +41,12 @@ TEST_P(PipeAndSpecialFileReplay, EveryReadAndWriteGetsItsTracedResult) {
   const std::string cmd = "cd " + work + " && tar cf - src | gzip -1 | gunzip | tar xf - -C x && "
                           "dd if=/dev/zero of=z bs=4096 count=64 2>/dev/null && head -c 10000 /dev/urandom > r && "
                           "cat /proc/self/status > s";
-  const auto cap = sh("ASAN_OPTIONS=detect_leaks=0 " + kRastro + " capture -b ptrace -q -o " + trace + " -- sh -c '" +
-                      cmd + "'");
+  const auto cap = capture_ptrace(trace, "sh -c '" + cmd + "'");
   ASSERT_EQ(cap.status, 0) << cap.out;
 
-  const std::string out = d.path + "/out.rastro", summary = d.path + "/summary.json";
-  const auto rep = sh(kRastro + " replay -O fs -T fullspeed -e " + GetParam() + " --root " + d.path + "/root --init " +
-                      trace + " -o " + out + " --summary-json " + summary);
-  ASSERT_EQ(rep.status, 0) << rep.out;
-  const auto s = nlohmann::json::parse(slurp(summary));
+  const auto rep = replay_fullspeed(d.path, GetParam(), trace);
+  ASSERT_EQ(rep.run.status, 0) << rep.run.out;
+  const auto& s = rep.summary;
   const auto& skipped = s["skipped_by_reason"];
   EXPECT_FALSE(skipped.contains("special_path")) << s.dump();
   EXPECT_FALSE(skipped.contains("fd_of_refused_path")) << s.dump();
@@ -56,7 +54,7 @@ TEST_P(PipeAndSpecialFileReplay, EveryReadAndWriteGetsItsTracedResult) {
 
   // Every replayed read and write (pipes, /dev/zero, /dev/urandom, /proc/self/status, files) has
   // its traced result.
-  const rastro::trace::Trace replayed = rastro::trace::read_trace(out);
+  const rastro::trace::Trace replayed = rastro::trace::read_trace(rep.out);
   size_t data_calls = 0;
   for (const auto& e : replayed.events) {
     const std::string_view name = rastro::trace::function_name(e, replayed.strings);

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.h"
+#include "real_replay_util.h"
 #include "replay/passes/replay_passes.h"
 #include "trace/io/trace_io.h"
 #include "trace/model/trace.h"
@@ -24,7 +25,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+using rastro::cli_test::capture_ptrace;
 using rastro::cli_test::kRastro;
+using rastro::cli_test::replay_fullspeed;
 using rastro::cli_test::sh;
 using rastro::cli_test::slurp;
 using rastro::cli_test::TempDir;
@@ -79,21 +82,18 @@ TEST_P(RealProgramReplay, FewMismatchesDependenciesRespectedNothingOutsideTheRoo
   const std::string work = d.path + "/work";
   fs::create_directories(work);
   const std::string trace = d.path + "/" + program + ".rastro";
-  const auto cap = sh("ASAN_OPTIONS=detect_leaks=0 " + kRastro + " capture -b ptrace -q -o " + trace + " -- " +
-                      prepare(program, work));
+  const auto cap = capture_ptrace(trace, prepare(program, work));
   ASSERT_EQ(cap.status, 0) << cap.out;
 
   const auto before = snapshot(d.path, d.path + "/root");
-  const std::string out = d.path + "/out.rastro", summary = d.path + "/summary.json";
-  const auto rep = sh(kRastro + " replay -O fs -T fullspeed -e " + engine + " --root " + d.path + "/root --init " +
-                      trace + " -o " + out + " --summary-json " + summary);
-  ASSERT_EQ(rep.status, 0) << rep.out;
+  const auto rep = replay_fullspeed(d.path, engine, trace);
+  ASSERT_EQ(rep.run.status, 0) << rep.run.out;
   auto after = snapshot(d.path, d.path + "/root");
-  after.erase(out);
-  after.erase(summary);
+  after.erase(rep.out);
+  after.erase(rep.summary_path);
   EXPECT_EQ(after, before) << "the replay changed something outside its root";
 
-  const auto s = nlohmann::json::parse(slurp(summary));
+  const auto& s = rep.summary;
   const auto replayed = s["replayed"].get<uint64_t>(), mismatched = s["mismatched"].get<uint64_t>();
   EXPECT_GT(replayed, 100u) << s.dump();
   EXPECT_LE(static_cast<double>(mismatched), kMaxMismatchRate * static_cast<double>(replayed))
@@ -105,7 +105,7 @@ TEST_P(RealProgramReplay, FewMismatchesDependenciesRespectedNothingOutsideTheRoo
 
   // The output lists the plan's requests in order: no replayed request began before a replayed
   // dependency ended.
-  const rastro::trace::Trace replay_out = rastro::trace::read_trace(out);
+  const rastro::trace::Trace replay_out = rastro::trace::read_trace(rep.out);
   const rastro::replay::Plan plan =
       rastro::replay::infer_plan(rastro::trace::read_trace(trace), rastro::replay::Ordering::kFs).take();
   ASSERT_EQ(plan.requests.size(), replay_out.events.size());
@@ -170,15 +170,13 @@ TEST_P(ReplayBrokenPipe, TheWriteGetsEpipeAndTheReplayFinishes) {
                          "except BrokenPipeError:\n"
                          "    pass\n"
                          "open('" << d.path << "/after.txt', 'w').write('survived\\n')\n";
-  const auto cap = sh("ASAN_OPTIONS=detect_leaks=0 " + kRastro + " capture -b ptrace -q -o " + trace + " -- " + python + " " + prog);
+  const auto cap = capture_ptrace(trace, python + " " + prog);
   ASSERT_EQ(cap.status, 0) << cap.out;
-  const std::string out = d.path + "/out.rastro", summary = d.path + "/summary.json";
-  const auto rep = sh(kRastro + " replay -O fs -T fullspeed -e " + GetParam() + " --root " + d.path + "/root --init " +
-                      trace + " -o " + out + " --summary-json " + summary);
-  ASSERT_EQ(rep.status, 0) << rep.out;
-  const auto s = nlohmann::json::parse(slurp(summary));
+  const auto rep = replay_fullspeed(d.path, GetParam(), trace);
+  ASSERT_EQ(rep.run.status, 0) << rep.run.out;
+  const auto& s = rep.summary;
   // The write the program saw fail with EPIPE failed with EPIPE in the replay too.
-  const auto replayed = rastro::trace::read_trace(out);
+  const auto replayed = rastro::trace::read_trace(rep.out);
   int epipe_writes = 0;
   for (const auto& e : replayed.events)
     if ((e.flags & rastro::trace::kEventReplayed) && e.expected_rvalue == -EPIPE) {

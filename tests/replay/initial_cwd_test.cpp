@@ -48,5 +48,24 @@ TEST(InitialCwd, PathsSeedsAndInitialStateFollowTheSameRule) {
   EXPECT_EQ(plan.figures.unresolved_paths, 0u);
 }
 
+// The eBPF backend records no cwd in the header but the directory of every AT_FDCWD
+// ("AT_FDCWD</w>"): that is the process's cwd, also for its later calls without a dirfd (make's
+// stat("f1.o") resolved to "/f1.o" and found nothing the compiler had made in /w).
+TEST(InitialCwd, RecordedAtFdcwdIsTheProcessCwdForItsOtherCalls) {
+  testing::PlanTraceBuilder b;
+  const size_t open = b.add(5, 5, 100, 200, "openat", {-100, "a", 0, 0}, 3);
+  b.trace().events[open].args[0].str = b.trace().strings.intern("/w");
+  b.add(5, 5, 300, 400, "read", {3, 0, 10}, 10);
+  b.add(5, 5, 500, 600, "stat", {"b", 0}, 0);
+  auto p = infer_plan(b.take(), Ordering::kFs);
+  ASSERT_TRUE(p.ok()) << p.error();
+  const Plan& plan = p.value();
+  EXPECT_EQ(plan.trace.str(plan.requests[0].path[0]), "/w/a");
+  EXPECT_EQ(plan.trace.str(plan.requests[2].path[0]), "/w/b");
+  std::vector<std::string> created;
+  for (const InitEntry& e : plan.init.entries) created.push_back(e.path);
+  EXPECT_EQ(created, (std::vector<std::string>{"/w", "/w/a", "/w/b"}));
+}
+
 }  // namespace
 }  // namespace rastro::replay

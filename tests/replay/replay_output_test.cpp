@@ -17,6 +17,16 @@ namespace {
 using testing::TempDir;
 using testing::TraceBuilder;
 
+// A call executor over a fresh sandbox root for the trace `t` (which must outlive it).
+struct ExecutorOn {
+  TempDir dir;
+  SandboxResolver sb{dir.path()};
+  ProcessTable procs;
+  CallExecutor exec;
+  ThreadScratch scratch;
+  explicit ExecutorOn(const trace::Trace& t) : procs(process_seeds(t)), exec(sb, procs, t.strings) {}
+};
+
 // Four traced calls and what the replay made of them (times in ns):
 //   openat  1000-1100  replayed 5000-5200   ratio 2.0
 //   read    1200-1400  replayed 5300-5400   mismatched
@@ -32,7 +42,7 @@ TEST(ReplayOutput, SummaryCarriesTheFidelityReportPerClass) {
   const trace::Trace t = b.take();
   const std::vector<uint32_t> events = {0, 1, 2, 3};
   std::vector<RequestRecord> rec(4);
-  rec[0] = {0, 5000, 5200, 3, 0, SkipReason::kNone, false};
+  rec[0] = {4900, 5000, 5200, 3, 0, SkipReason::kNone, false};  // issued 100 ns after it was due
   rec[1] = {0, 5300, 5400, 7, trace::kEventMismatch, SkipReason::kNone, false};
   rec[2] = {0, 5500, 5501, 2, 0, SkipReason::kNone, true};
   rec[3] = {0, 5600, 5601, 0x7f0000, trace::kEventSkipped, SkipReason::kUnfinished, false};
@@ -58,6 +68,8 @@ TEST(ReplayOutput, SummaryCarriesTheFidelityReportPerClass) {
   EXPECT_EQ(classes, (std::vector<std::string>{"data", "open/close", "memory", "process"}));
   EXPECT_EQ(f.total.timed, 1u);  // only the openat: the read mismatched, the clone was emulated
   EXPECT_DOUBLE_EQ(f.total.latency_ratio_sum(), 2.0);
+  EXPECT_EQ(f.total.overhead_calls, 1u);
+  EXPECT_DOUBLE_EQ(f.total.overhead_mean_ns(), 100.0);
   // The summary's own counters and the report agree.
   EXPECT_EQ(f.total.replayed, s.replayed);
   EXPECT_EQ(f.total.skipped, s.skipped);
@@ -78,15 +90,11 @@ TEST(ReplayOutput, IssueRequestRecordsTheSkipReasonAndEmulation) {
   b.add(1, 1, "mmap", {0, 4096, PROT_READ, MAP_PRIVATE, 3, 0}, 0x7f0000);
   b.add(1, 1, "clone", {0x11, 0, 0, 0, 0}, 2);
   const trace::Trace t = b.take();
-  TempDir dir;
-  SandboxResolver sb(dir.path());
-  ProcessTable procs(process_seeds(t));
-  CallExecutor exec(sb, procs, t.strings);
-  ThreadScratch scratch;
+  ExecutorOn x(t);
   const RequestAction actions[] = {RequestAction::kReplay, RequestAction::kSkipUnfinished, RequestAction::kLifecycle};
   RequestRecord rec[3];
   for (size_t i = 0; i < 3; ++i)
-    issue_request(exec, t.events[i], actions[i], nullptr, nullptr, procs.find(1), scratch, &rec[i]);
+    issue_request(x.exec, t.events[i], actions[i], nullptr, nullptr, x.procs.find(1), x.scratch, &rec[i]);
   EXPECT_EQ(rec[0].flags, 0u);
   EXPECT_EQ(rec[0].skip, SkipReason::kNone);
   EXPECT_FALSE(rec[0].emulated);
@@ -95,6 +103,42 @@ TEST(ReplayOutput, IssueRequestRecordsTheSkipReasonAndEmulation) {
   EXPECT_FALSE(rec[1].emulated);
   EXPECT_EQ(rec[2].skip, SkipReason::kNone);
   EXPECT_TRUE(rec[2].emulated);
+}
+
+// Timed region = the call: an open is timed around its openat2 alone (not the sandbox's type
+// check after it, nor the fd-table bookkeeping); a call on a name or an object begins when the
+// sandbox has resolved its parent or object (that resolution is the replayer's work: it shows in
+// the issue delay, the report's overhead). A read has nothing to leave out.
+TEST(ReplayOutput, TimedRegionIsTheSyscallNotTheSandboxWork) {
+  TraceBuilder b;
+  b.add(1, 1, "mkdir", {0, 0755}, 0, {"/a"});
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY, 0644}, 3, {"/a/f"});
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, 0}, 0, {"/a/f"});
+  b.add(1, 1, "write", {3, 0, 10}, 10);
+  const trace::Trace t = b.take();
+  ExecutorOn x(t);
+  RequestRecord rec[4];
+  SyscallSpan marked[4];
+  int64_t before[4];
+  for (size_t i = 0; i < 4; ++i) {
+    before[i] = monotonic_ns();
+    issue_request(x.exec, t.events[i], RequestAction::kReplay, nullptr, nullptr, x.procs.find(1), x.scratch, &rec[i]);
+    marked[i] = x.scratch.call;
+    EXPECT_EQ(rec[i].flags, 0u) << i;
+  }
+  // mkdir and newfstatat: after the resolution, to the end.
+  for (size_t i : {0u, 2u}) {
+    EXPECT_GT(marked[i].begin_ns, before[i]) << i;
+    EXPECT_EQ(rec[i].begin_ns, marked[i].begin_ns) << i;
+  }
+  // openat: exactly the openat2.
+  EXPECT_GT(marked[1].begin_ns, before[1]);
+  EXPECT_GE(marked[1].end_ns, marked[1].begin_ns);
+  EXPECT_EQ(rec[1].begin_ns, marked[1].begin_ns);
+  EXPECT_EQ(rec[1].end_ns, marked[1].end_ns);
+  // write: the whole execution.
+  EXPECT_EQ(marked[3].begin_ns, 0);
+  EXPECT_GE(rec[3].begin_ns, before[3]);
 }
 
 }  // namespace

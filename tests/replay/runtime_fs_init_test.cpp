@@ -3,8 +3,14 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
+#include "replay/passes/fd_keys.h"
+#include "replay/runtime/call_executor.h"
 #include "replay_test_util.h"
 
 namespace rastro::replay {
@@ -105,6 +111,127 @@ TEST(RuntimeFsInit, RelativePathsFollowTheCwdTheCaptureRecorded) {
   ASSERT_TRUE(find(p, "/w/src/f"));
   EXPECT_EQ(find(p, "/w/src/f")->size, 100u);
   EXPECT_FALSE(find(p, "/src/f"));
+}
+
+// Creates `p` in a fresh root and executes every call of `t` there in trace order: the calls whose
+// result differs from the traced one, as "call path: replayed vs traced".
+std::vector<std::string> replay_mismatches(const trace::Trace& t, const InitPlan& p) {
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  InitReport r = create_initial_state(sb, p);
+  EXPECT_TRUE(r.problems.empty()) << r.problems.front();
+  ProcessTable procs(process_seeds(t));
+  CallExecutor ex(sb, procs, t.strings);
+  ThreadScratch scratch;
+  std::vector<std::string> out;
+  for (const trace::Event& e : t.events) {
+    const CallOutcome o = ex.execute(e, nullptr, scratch);
+    if (o.flags & trace::kEventMismatch) {
+      std::string path;
+      for (int i = 0; i < e.nargs; ++i)
+        if (e.arg(i).type == trace::ArgType::kPath) path = std::string(t.str(e.arg(i).str));
+      out.push_back(std::string(trace::function_name(e, t.strings)) + " " + path + ": " + std::to_string(o.rvalue) +
+                    " vs " + std::to_string(e.rvalue));
+    }
+  }
+  return out;
+}
+
+// make's and gcc's walk over the toolchain (the corpus's make capture): cc found on PATH by stat
+// and access(X_OK), then resolved by realpath — readlink of every component: EINVAL for a
+// directory or file, the target's length for a symlink, the walk then going on along the target.
+// The links get the targets their walk shows, the file at the end of the chain is executable,
+// paths readlink found to be no symlinks exist, a directory is one when a call named it "X/." or
+// failed ENOENT below it (a file there would have said ENOTDIR).
+TEST(RuntimeFsInit, ToolchainWalkGivesLinksTheirTargetsAndPathsTheirKind) {
+  TraceBuilder b;
+  auto readlink = [&](const std::string& p, int64_t rv) { b.add(1, 1, "readlink", {0, 0, 1023}, rv, {p}); };
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, 0}, 0, {"/usr/bin/cc"});
+  b.add(1, 1, "access", {0, X_OK}, 0, {"/usr/bin/cc"});
+  readlink("/usr", -EINVAL);
+  readlink("/usr/bin", -EINVAL);
+  readlink("/usr/bin/cc", 20);  // -> /etc/alternatives/cc
+  readlink("/etc", -EINVAL);
+  readlink("/etc/alternatives", -EINVAL);
+  readlink("/etc/alternatives/cc", 12);  // -> /usr/bin/gcc
+  readlink("/usr", -EINVAL);
+  readlink("/usr/bin", -EINVAL);
+  readlink("/usr/bin/gcc", 6);  // -> gcc-12
+  readlink("/usr/bin/gcc-12", -EINVAL);
+  b.add(1, 1, "stat", {}, 0, {"/usr/local/include"});
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, 0}, -ENOENT, {"/usr/local/include/x86_64-linux-gnu"});
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, 0}, 0, {"/opt/stubs/."});
+  b.add(1, 1, "access", {0, R_OK}, -ENOENT, {"/opt/stubs/specs"});
+  b.add(1, 1, "stat", {}, 0, {"/usr/bin/cc"});
+  const trace::Trace t = b.take();
+  const InitPlan p = plan_initial_state(t);
+
+  const InitEntry* cc = find(p, "/usr/bin/cc");
+  ASSERT_TRUE(cc);
+  EXPECT_EQ(cc->kind, InitEntry::Kind::kSymlink);
+  EXPECT_EQ(cc->target, "/etc/alternatives/cc");
+  ASSERT_TRUE(find(p, "/etc/alternatives/cc"));
+  EXPECT_EQ(find(p, "/etc/alternatives/cc")->target, "/usr/bin/gcc");
+  ASSERT_TRUE(find(p, "/usr/bin/gcc"));
+  EXPECT_EQ(find(p, "/usr/bin/gcc")->target, "gcc-12");
+  const InitEntry* gcc = find(p, "/usr/bin/gcc-12");
+  ASSERT_TRUE(gcc) << "readlink's EINVAL: it exists and is no symlink";
+  EXPECT_EQ(gcc->kind, InitEntry::Kind::kFile);
+  EXPECT_EQ(gcc->mode, 0755u) << "access(X_OK) through the links";
+  ASSERT_TRUE(find(p, "/usr/local/include"));
+  EXPECT_EQ(find(p, "/usr/local/include")->kind, InitEntry::Kind::kDir);
+  ASSERT_TRUE(find(p, "/opt/stubs"));
+  EXPECT_EQ(find(p, "/opt/stubs")->kind, InitEntry::Kind::kDir);
+  EXPECT_FALSE(find(p, "/usr/local/include/x86_64-linux-gnu"));
+  EXPECT_FALSE(find(p, "/opt/stubs/specs"));
+
+  const std::vector<std::string> bad = replay_mismatches(t, p);
+  EXPECT_TRUE(bad.empty()) << bad.size() << " mismatches, first: " << bad.front();
+}
+
+// git init: the repository directory did not exist (stat ENOENT), then was made; the log file's
+// first open failed ENOENT (no logs directory yet), it was created and appended to, then read
+// back. Nothing below the new directory existed before the trace — not the appended file that
+// was read (before, it was created with the size read, and so was the directory above it: the
+// replay's stat found .git and its mkdir failed EEXIST).
+TEST(RuntimeFsInit, NothingExistedBelowADirectoryTheTraceMade) {
+  TraceBuilder b;
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, AT_SYMLINK_NOFOLLOW}, -ENOENT, {"/r/.git"});
+  b.add(1, 1, "mkdir", {0, 0777}, 0, {"/r/.git"});
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_WRONLY | O_CREAT | O_APPEND, 0666}, -ENOENT, {"/r/.git/logs/HEAD"});
+  b.add(1, 1, "mkdir", {0, 0777}, 0, {"/r/.git/logs"});
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_WRONLY | O_CREAT | O_APPEND, 0666}, 3, {"/r/.git/logs/HEAD"});
+  b.add(1, 1, "write", {3, 0, 127}, 127);
+  b.add(1, 1, "close", {3}, 0);
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDONLY, 0}, 3, {"/r/.git/logs/HEAD"});
+  b.add(1, 1, "read", {3, 0, 4096}, 127);
+  b.add(1, 1, "close", {3}, 0);
+  const trace::Trace t = b.take();
+  const InitPlan p = plan_initial_state(t);
+  for (const InitEntry& e : p.entries) EXPECT_EQ(e.path.find("/r/.git"), std::string::npos) << e.path;
+  ASSERT_TRUE(find(p, "/r"));
+  const std::vector<std::string> bad = replay_mismatches(t, p);
+  EXPECT_TRUE(bad.empty()) << bad.size() << " mismatches, first: " << bad.front();
+}
+
+// A read of bytes the trace wrote says nothing about the file's original size: only reads past
+// everything written so far do (a synthetic trace's pread64 of its own writes sized the file to
+// the writes, and the replay's reads of the original part found more than the traced EOF).
+TEST(RuntimeFsInit, ReadsOfWrittenBytesDoNotSizeTheOriginalFile) {
+  TraceBuilder b;
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDWR, 0}, 3, {"/d/f"});
+  b.add(1, 1, "pread64", {3, 0, 100, 0}, 100);
+  b.add(1, 1, "pwrite64", {3, 0, 8192, 0}, 8192);
+  b.add(1, 1, "pread64", {3, 0, 4096, 4096}, 4096);  // written bytes
+  b.add(1, 1, "lseek", {3, 0, SEEK_END}, 8192);       // the end the write made
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDWR, 0}, 4, {"/d/g"});
+  b.add(1, 1, "write", {4, 0, 1000}, 1000);
+  b.add(1, 1, "pread64", {4, 0, 4096, 0}, 3000);  // reads past the write: the original was 3000
+  InitPlan p = plan_initial_state(b.take());
+  ASSERT_TRUE(find(p, "/d/f"));
+  EXPECT_EQ(find(p, "/d/f")->size, 100u);
+  ASSERT_TRUE(find(p, "/d/g"));
+  EXPECT_EQ(find(p, "/d/g")->size, 3000u);
 }
 
 }  // namespace

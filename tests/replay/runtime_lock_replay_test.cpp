@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -44,6 +45,19 @@ struct TwoOpens {
 };
 
 constexpr trace::LockFields kWrite100{F_WRLCK, SEEK_SET, 100, 10};
+
+// `t` inferred with fs ordering and replayed by `eng` into a fresh root, where no call may be
+// skipped or mismatch; the records are by plan request.
+EngineResult replay_fs_faithfully(EngineKind eng, const trace::Trace& t) {
+  Plan plan = infer_plan(t, Ordering::kFs).take();
+  TempDir root;
+  SandboxResolver sb(root.path());
+  create_initial_state(sb, plan.init);
+  EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
+  EXPECT_EQ(res.stats.skipped_total(), 0u);
+  EXPECT_EQ(res.stats.mismatched, 0u) << (res.stats.mismatched_by_call.empty() ? "" : res.stats.mismatched_by_call.begin()->first);
+  return res;
+}
 
 TEST(LockReplay, ClassicLocksOfTwoReplayedOpensConflictAsTheTracedProcessesDid) {
   TwoOpens f;
@@ -134,9 +148,8 @@ TEST(LockReplay, ThreeArgumentLockCallsAreSkippedByName) {
 // fs ordering and replayed by both engines, the EAGAIN is reproduced (each replayed open owns its
 // locks) and the wait ends with the parent's replayed release.
 //
-// (The fork orders the child's failed attempt after the parent's lock. Two unrelated processes
-// would not be: the fs ordering gives failed calls no resource constraints, so an attempt that
-// found a lock held does not wait for the call that took it — replay/passes, see docs/replay.md.)
+// (The fork orders the child's failed attempt after the parent's lock here; the next test has two
+// unrelated processes, where only the fs ordering of the failed attempt does.)
 TEST(LockReplay, ContentionTraceReplaysItsEagainWithBothEngines) {
   TraceBuilder b;
   auto lock = [&](int32_t pid, int fd, trace::LockFields f, int64_t cmd, int64_t rv, int64_t begin, int64_t dur) {
@@ -153,15 +166,10 @@ TEST(LockReplay, ContentionTraceReplaysItsEagainWithBothEngines) {
   b.add(1, 1, "close", {3}, 0, {}, 1'300'000);
   b.add(2, 2, "close", {4}, 0, {}, 1'310'000);
   const trace::Trace t = b.take();
+  const Plan plan = infer_plan(t, Ordering::kFs).take();
   for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
     SCOPED_TRACE(engine_name(eng));
-    Plan plan = infer_plan(t, Ordering::kFs).take();
-    TempDir root;
-    SandboxResolver sb(root.path());
-    create_initial_state(sb, plan.init);
-    EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
-    EXPECT_EQ(res.stats.skipped_total(), 0u);
-    EXPECT_EQ(res.stats.mismatched, 0u) << (res.stats.mismatched_by_call.empty() ? "" : res.stats.mismatched_by_call.begin()->first);
+    const EngineResult res = replay_fs_faithfully(eng, t);
     int eagain = 0;
     for (size_t r = 0; r < plan.requests.size(); ++r) {
       const trace::Event& e = plan.trace.events[plan.requests[r].event];
@@ -171,6 +179,69 @@ TEST(LockReplay, ContentionTraceReplaysItsEagainWithBothEngines) {
       }
     }
     EXPECT_EQ(eagain, 1);
+  }
+}
+
+// Whether request `to` is ordered after request `from` in the plan (through any chain of
+// dependencies, program order included).
+bool ordered_after(const Plan& plan, uint32_t to, uint32_t from) {
+  std::vector<bool> seen(plan.requests.size(), false);
+  std::vector<uint32_t> todo{to};
+  while (!todo.empty()) {
+    const uint32_t r = todo.back();
+    todo.pop_back();
+    if (r == from) return true;
+    const Request& q = plan.requests[r];
+    for (uint32_t i = q.deps_begin; i < q.deps_begin + q.deps_count; ++i) {
+      const uint32_t d = plan.deps[i].request;
+      if (!seen[d]) {
+        seen[d] = true;
+        todo.push_back(d);
+      }
+    }
+  }
+  return false;
+}
+
+// Two unrelated processes (no fork between them) contend for /db: process 1 takes an fcntl write
+// lock and a shared flock, process 2's F_SETLK finds the write lock held (EACCES, which POSIX
+// allows) and its flock(LOCK_EX | LOCK_NB) the flock held (EWOULDBLOCK), then process 1 releases
+// both and process 2's next attempt succeeds. The failed attempts observed process 1's locks: the
+// fs ordering must put each after the acquire and before the release, or a replay may run them
+// before the lock is taken (and succeed) or after it is released.
+TEST(LockReplay, AttemptThatFoundTheLockHeldIsOrderedBetweenTheHoldersAcquireAndRelease) {
+  TraceBuilder b;
+  auto lock = [&](int32_t pid, int fd, trace::LockFields f, int64_t rv, int64_t begin) {
+    trace::set_lock_fields(b.add(pid, pid, "fcntl", {fd, F_SETLK, 0}, rv, {}, begin, 2000), f);
+  };
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_RDWR, 0644}, 3, {"/db"}, 1'000'000);
+  b.add(2, 2, "openat", {AT_FDCWD, 0, O_RDWR, 0}, 4, {"/db"}, 1'005'000);
+  lock(1, 3, kWrite100, 0, 1'010'000);                                          // acquire
+  b.add(1, 1, "flock", {3, LOCK_SH}, 0, {}, 1'015'000);                          // acquire
+  lock(2, 4, kWrite100, -EACCES, 1'040'000);                                    // held
+  b.add(2, 2, "flock", {4, LOCK_EX | LOCK_NB}, -EWOULDBLOCK, {}, 1'045'000);   // held
+  lock(1, 3, {F_UNLCK, SEEK_SET, 0, 0}, 0, 1'100'000);                         // release
+  b.add(1, 1, "flock", {3, LOCK_UN}, 0, {}, 1'105'000);                          // release
+  lock(2, 4, kWrite100, 0, 1'200'000);
+  b.add(2, 2, "flock", {4, LOCK_EX | LOCK_NB}, 0, {}, 1'205'000);
+  b.add(1, 1, "close", {3}, 0, {}, 1'300'000);
+  b.add(2, 2, "close", {4}, 0, {}, 1'310'000);
+  const trace::Trace t = b.take();
+  // Requests are in begin order: 2 and 3 acquire, 4 and 5 find held, 6 and 7 release.
+  const Plan plan = infer_plan(t, Ordering::kFs).take();
+  ASSERT_EQ(plan.trace.events[plan.requests[4].event].rvalue, -EACCES);
+  ASSERT_EQ(plan.trace.events[plan.requests[5].event].rvalue, -EWOULDBLOCK);
+  for (uint32_t held : {4u, 5u}) {
+    EXPECT_TRUE(ordered_after(plan, held, 2)) << held << " after the fcntl lock";
+    EXPECT_TRUE(ordered_after(plan, held, 3)) << held << " after the flock";
+    EXPECT_TRUE(ordered_after(plan, 6, held)) << "the fcntl release after " << held;
+    EXPECT_TRUE(ordered_after(plan, 7, held)) << "the flock release after " << held;
+  }
+  for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
+    SCOPED_TRACE(engine_name(eng));
+    const EngineResult res = replay_fs_faithfully(eng, t);
+    EXPECT_EQ(res.records[4].rvalue, -EACCES);
+    EXPECT_EQ(res.records[5].rvalue, -EWOULDBLOCK);
   }
 }
 

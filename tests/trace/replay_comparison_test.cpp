@@ -67,6 +67,20 @@ TEST_F(ReplayComparison, CountsAndSpansFromTheTracesReasonsUnknownWithoutASummar
   EXPECT_TRUE(rep.inputs_intact);
 }
 
+// The replayer's overhead per call: begin - planned (Event::planned_ns) over the timed calls.
+TEST_F(ReplayComparison, ReplayerOverheadIsTheIssueDelayOfTheTimedCalls) {
+  auto p = make_replay_pair(30);
+  for (Event& e : p.replayed.events) e.planned_ns = e.begin_ns - 300;
+  const auto [o, r] = write(p);
+  const FidelityReport rep = compare_replay(o, r);
+  EXPECT_GT(rep.total.timed, 0u);
+  EXPECT_EQ(rep.total.overhead_calls, rep.total.timed);
+  EXPECT_DOUBLE_EQ(rep.total.overhead_mean_ns(), 300.0);
+  EXPECT_DOUBLE_EQ(call_row(rep, "read").overhead_mean_ns(), 300.0);
+  EXPECT_THAT(rep.to_text(), HasSubstr("ovh.us"));
+  EXPECT_EQ(rep.to_json()["total"]["overhead_mean_ns"], 300.0);
+}
+
 TEST_F(ReplayComparison, ReasonsFromTheSummaryInTheReplayedHeader) {
   auto p = make_replay_pair(30);
   p.replayed.header.extra["replay_summary"] = summary(30, 3);

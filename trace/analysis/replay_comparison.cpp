@@ -92,7 +92,7 @@ FidelityReport compare_replay(const std::string& original, const std::string& re
                                        const Emulation em = (re.flags & kEventEmulated) ? Emulation::kEmulated
                                                             : flags_emulation       ? Emulation::kExecuted
                                                                                     : Emulation::kUnknown;
-                                       acc.add(oe, function_name(oe, os), ReplayedCall{re.begin_ns, re.end_ns, re.flags, {}, em});
+                                       acc.add(oe, function_name(oe, os), ReplayedCall{re.begin_ns, re.end_ns, re.flags, {}, em, re.planned_ns});
                                      });
   const bool given = !summary_path.empty();
   nlohmann::json summary;

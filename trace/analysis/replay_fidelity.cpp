@@ -36,6 +36,8 @@ void add_counts(FidelityRow& into, const FidelityRow& from) {
   into.timed += from.timed;
   into.original_ns = plus(into.original_ns, from.original_ns);
   into.replay_ns = plus(into.replay_ns, from.replay_ns);
+  into.overhead_calls += from.overhead_calls;
+  into.overhead_ns = plus(into.overhead_ns, from.overhead_ns);
 }
 
 size_t class_rank(std::string_view cls) {
@@ -46,6 +48,10 @@ size_t class_rank(std::string_view cls) {
 double median_ratio(const QuantileSketch& s) { return s.count() ? s.quantile(0.5) / kPpm : 0; }
 
 std::string ratio_cell(const FidelityRow& r, double v) { return r.timed ? fmt::format("{:.2f}", v) : "-"; }
+
+std::string overhead_cell(const FidelityRow& r) {
+  return r.overhead_calls ? fmt::format("{:.1f}", r.overhead_mean_ns() / 1e3) : "-";
+}
 
 std::string reasons_text(const FidelityRow& r) {
   std::string o;
@@ -66,6 +72,10 @@ double FidelityRow::latency_ratio_sum() const {
   return original_ns > 0 ? static_cast<double>(replay_ns) / static_cast<double>(original_ns) : 0;
 }
 
+double FidelityRow::overhead_mean_ns() const {
+  return overhead_calls ? static_cast<double>(overhead_ns) / static_cast<double>(overhead_calls) : 0;
+}
+
 nlohmann::json FidelityRow::to_json() const {
   nlohmann::json j = {{"key", key},
                       {"calls", calls},
@@ -79,7 +89,9 @@ nlohmann::json FidelityRow::to_json() const {
                       {"original_ns", original_ns},
                       {"replay_ns", replay_ns},
                       {"latency_ratio_sum", latency_ratio_sum()},
-                      {"latency_ratio_median", latency_ratio_median}};
+                      {"latency_ratio_median", latency_ratio_median},
+                      {"overhead_calls", overhead_calls},
+                      {"overhead_mean_ns", overhead_mean_ns()}};
   if (!call_class.empty()) j["class"] = call_class;
   return j;
 }
@@ -114,13 +126,13 @@ std::string FidelityReport::to_text(bool with_calls) const {
                    static_cast<double>(original_span_ns) / 1e6, static_cast<double>(replay_span_ns) / 1e6,
                    span_error_pct(), timing.empty() ? "" : fmt::format(" ({} timing)", timing));
   auto row = [&o](const FidelityRow& r, std::string_view indent) {
-    o += fmt::format("  {}{:<{}} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9.2f} {:>8} {:>8}\n", indent, r.key,
+    o += fmt::format("  {}{:<{}} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9.2f} {:>8} {:>8} {:>8}\n", indent, r.key,
                      16 - indent.size(), r.calls, r.replayed, r.emulated, r.skipped, r.mismatched, r.faithful_pct(),
-                     ratio_cell(r, r.latency_ratio_sum()), ratio_cell(r, r.latency_ratio_median));
+                     ratio_cell(r, r.latency_ratio_sum()), ratio_cell(r, r.latency_ratio_median), overhead_cell(r));
     if (r.skipped) o += fmt::format("  {}  skipped: {}\n", indent, reasons_text(r));
   };
-  o += fmt::format("  {:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8}\n", "class", "calls", "replayed",
-                   "emulated", "skipped", "mismatch", "faithful%", "lat.sum", "lat.med");
+  o += fmt::format("  {:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>8}\n", "class", "calls", "replayed",
+                   "emulated", "skipped", "mismatch", "faithful%", "lat.sum", "lat.med", "ovh.us");
   for (const auto& c : by_class) {
     row(c, "");
     if (!with_calls) continue;
@@ -162,6 +174,11 @@ void FidelityAccumulator::add(const Event& original, std::string_view name, cons
         r.replay_ns = plus(r.replay_ns, replay_ns);
         const double ppm = kPpm * static_cast<double>(replay_ns) / static_cast<double>(original_ns);
         t.ratio_ppm.add(static_cast<int64_t>(std::llround(std::min(ppm, kMaxRatioPpm))));
+        if (const int64_t overhead = elapsed(replayed.planned_ns, replayed.begin_ns);
+            replayed.planned_ns > 0 && overhead >= 0) {
+          ++r.overhead_calls;
+          r.overhead_ns = plus(r.overhead_ns, overhead);
+        }
       }
     }
   }
@@ -192,6 +209,8 @@ std::vector<std::string> FidelityAccumulator::apply_notes(
     if (r.replayed > 0 && r.emulated == r.replayed) {  // all emulated: no kernel latency to compare
       r.timed = 0;
       r.original_ns = r.replay_ns = 0;
+      r.overhead_calls = 0;
+      r.overhead_ns = 0;
       t.ratio_ppm = QuantileSketch{};
     }
   }

@@ -10,6 +10,10 @@
 // - latency: over the calls replayed with the traced result that were executed against the kernel
 //   (emulated calls left out) and took time in the trace (finished, duration > 0): the ratio of the
 //   summed durations, and the median of the per-call ratios replay/original;
+// - replayer overhead: over the same calls, when the replayed trace says when each call was
+//   planned: the mean of begin - planned, the replayer's own time between a call becoming due
+//   (dependencies done, its planned time come) and its issue — what it adds before each call, so
+//   that the latency ratio (the call alone) can be read against it;
 // - span: first begin to last end over every call (an unfinished original call ends at its begin);
 //   span error = (replay span - original span) / original span, in %.
 //
@@ -51,10 +55,14 @@ struct FidelityRow {
   int64_t original_ns = 0;  // summed traced durations of the timed calls
   int64_t replay_ns = 0;    // summed replayed durations of the same calls
   double latency_ratio_median = 0;
+  // Replayer overhead (rules above): over `overhead_calls` of the timed calls.
+  uint64_t overhead_calls = 0;
+  int64_t overhead_ns = 0;  // summed begin - planned
 
   uint64_t faithful() const { return replayed - mismatched; }
   double faithful_pct() const;       // of calls; 100 when there are none
   double latency_ratio_sum() const;  // replay_ns / original_ns; 0 when nothing was timed
+  double overhead_mean_ns() const;   // 0 when not known
   nlohmann::json to_json() const;
 };
 
@@ -89,6 +97,7 @@ struct ReplayedCall {
   uint32_t flags = 0;            // kEventSkipped / kEventMismatch
   std::string_view skip_reason;  // of a skipped call; empty: not known
   Emulation emulation = Emulation::kUnknown;
+  int64_t planned_ns = 0;  // when the call became due (Event::planned_ns); 0: not known
 };
 
 // What a replayer's own report says of one syscall's calls: used for a replayed trace that does not
