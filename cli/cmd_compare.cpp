@@ -1,7 +1,7 @@
 // `rastro compare ORIGINAL REPLAYED [--json] [--by-call] [--summary FILE] [--max-span-error P]
 // [--min-replayed P]`: the replay fidelity report of an original trace and its replay (what
 // `rastro replay` prints at the end of a run), per call class and syscall: calls, replayed,
-// emulated, skipped by reason, mismatched, replay/original latency ratio, span error
+// emulated, skipped by reason, mismatched, replay/original latency ratio, replayer overhead, span error
 // (trace/analysis/replay_comparison.h). Streaming, like `rastro stats`.
 //
 // Exit status: 0; 3 when the report misses a threshold given (--max-span-error, --min-replayed);
@@ -52,7 +52,8 @@ void run(const Options& o) {
 cli::RegisterCommand reg{
     {"compare",
      "Fidelity of a replay: per call class and syscall, calls replayed / skipped (by reason) / mismatched, "
-     "replay/original latency ratio, span error (exit 3 below --min-replayed or above --max-span-error)",
+     "replay/original latency ratio, the replayer's own delay per call (ovh.us: issue time - planned time), "
+     "span error (exit 3 below --min-replayed or above --max-span-error)",
      105, [](CLI::App& app) {
        auto o = std::make_shared<Options>();
        app.add_option("ORIGINAL", o->original, "The traced original (.rastro, .tsv or .csv)")->required();

@@ -1,9 +1,9 @@
 // `rastro replay -O thread|fs|temporal -T fullspeed|timestamp|think[:SPEED] -e workers|coordinator
 //  --root DIR [--init] [--force [--allow-unsafe-root]] [--drop-caches] [--rt] [--summary-json F] TRACE -o OUT.rastro`:
 // the event-based replayer (SPEC §4, docs/replay.md). It ends by printing the summary and the fidelity
-// report per call class (replayed / skipped by reason / mismatched, latency ratio, span error; the
-// same as `rastro compare TRACE OUT.rastro`), also written into --summary-json. With --mpi, run by
-// an MPI launcher, each process replays one rank of a merged job (mpi/replay/rank_replay.h,
+// report per call class (replayed / skipped by reason / mismatched, latency ratio, replayer overhead,
+// span error; the same as `rastro compare TRACE OUT.rastro`), also written into --summary-json.
+// With --mpi, run by an MPI launcher, each process replays one rank of a merged job (mpi/replay/rank_replay.h,
 // docs/multinode.md).
 #include <chrono>
 #include <memory>
