@@ -53,9 +53,28 @@ class FileAccessReducer::Impl {
     auto [it, added] = ids_.try_emplace(std::string(name), static_cast<uint32_t>(log_.files.size()));
     if (added) {
       log_.files.emplace_back(name);
-      extent_.push_back(0);
+      auto size = unopened_sizes_.find(it->first);
+      extent_.push_back(size == unopened_sizes_.end() ? 0 : size->second);
+      if (size != unopened_sizes_.end()) unopened_sizes_.erase(size);
     }
     return it->second;
+  }
+
+  // A name's size as the trace shows it, without making it a file of the log (namespace calls
+  // alone do not: only data, opens and closes do).
+  uint64_t size_of(const std::string& name) const {
+    if (auto id = ids_.find(name); id != ids_.end()) return extent_[id->second];
+    auto size = unopened_sizes_.find(name);
+    return size == unopened_sizes_.end() ? 0 : size->second;
+  }
+  void set_size(const std::string& name, uint64_t size) {
+    if (name.empty()) return;
+    if (auto id = ids_.find(name); id != ids_.end())
+      extent_[id->second] = size;
+    else if (size > 0)
+      unopened_sizes_[name] = size;
+    else
+      unopened_sizes_.erase(name);
   }
 
   // The descriptor an fd argument names; created on first sight (opened before the trace).
@@ -69,11 +88,62 @@ class FileAccessReducer::Impl {
         ++log_.unnamed_fds;
       }
       it = fds_.emplace(key, Descriptor{file_id(name), 0, false}).first;
-    } else if (fd.str != kNoStr) {
-      // The recorded fd path is what the kernel reports; it wins over the path given to open.
-      it->second.file = file_id(str(fd.str));
+    } else if (fd.str != kNoStr && str(fd.str) != log_.files[it->second.file]) {
+      // The recorded fd path is what the kernel reports (symlinks resolved, absolute): it names
+      // the file the open named by another path (/lib/x opened, /usr/lib/x reported). The same
+      // file, so the file takes the reported name (the open's name stays an alias), unless that
+      // name already is another file of this trace.
+      std::string reported(str(fd.str));
+      auto known = ids_.find(reported);
+      if (known == ids_.end()) {
+        ids_.emplace(reported, it->second.file);
+        log_.files[it->second.file] = reported;
+      } else {
+        it->second.file = known->second;
+      }
     }
     return it->second;
+  }
+
+  // The file a path argument names (relative paths joined to their recorded dirfd path); "" when
+  // the trace did not record it.
+  std::string path_name(const Event& e, const SyscallInfo& s, int n) const {
+    const int p = s.path_arg(n);
+    if (p < 0 || p >= e.nargs || e.arg(p).str == kNoStr) return {};
+    std::string name(str(e.arg(p).str));
+    const int d = s.dirfd_of(p);
+    if (!name.empty() && name.front() != '/' && d >= 0 && e.arg(d).str != kNoStr)
+      name = fmt::format("{}/{}", str(e.arg(d).str), name);
+    return name;
+  }
+
+  // Sizes follow the namespace: a removed or truncated file ends at its new size, a renamed one
+  // takes its size to its new name (so O_APPEND after them lands where the kernel put it).
+  void on_namespace(const Event& e, const SyscallInfo& s) {
+    switch (s.path) {
+      case PathEffect::kRemoves:
+      case PathEffect::kCreatesFile:
+        return set_size(path_name(e, s, 0), 0);
+      case PathEffect::kRenames: {
+        const std::string from = path_name(e, s, 0), to = path_name(e, s, 1);
+        if (from.empty() || to.empty()) return;
+        const uint64_t size = size_of(from);
+        set_size(from, 0);
+        set_size(to, size);
+        return;
+      }
+      case PathEffect::kTruncates: {
+        const Arg* length = find_arg(e, ArgType::kOffset);
+        const uint64_t size = length ? static_cast<uint64_t>(std::max<int64_t>(0, length->value)) : 0;
+        if (const Arg* fd = find_arg(e, ArgType::kFd)) {
+          extent_[descriptor(e, *fd).file] = size;
+          return;
+        }
+        return set_size(path_name(e, s, 0), size);
+      }
+      default:
+        return;
+    }
   }
 
   void emit(size_t i, const Event& e, AccessKind kind, uint32_t file, uint64_t offset = 0,
@@ -92,6 +162,7 @@ class FileAccessReducer::Impl {
       name = fmt::format("{}/{}", str(dirfd->str), name);
     if (name.empty()) return;
     uint32_t file = file_id(name);
+    if (flags && (flags->value & O_TRUNC)) extent_[file] = 0;  // the file starts over empty
     bool append = flags && (flags->value & O_APPEND);
     fds_[Key{e.pid, e.rvalue}] = Descriptor{file, append ? extent_[file] : 0, append};
     emit(i, e, AccessKind::kOpen, file);
@@ -121,7 +192,12 @@ class FileAccessReducer::Impl {
     const SyscallInfo* s = syscall_by_nr(e.nr);
     if (!s) return;
     bool reads = s->classes & kClassRead, writes = s->classes & kClassWrite;
-    if (opens_a_file(*s)) return on_open(i, e);
+    if (opens_a_file(*s)) {
+      if (s->path == PathEffect::kCreatesFile) on_namespace(e, *s);  // creat truncates
+      return on_open(i, e);
+    }
+    if (s->path == PathEffect::kRemoves || s->path == PathEffect::kRenames || s->path == PathEffect::kTruncates)
+      return on_namespace(e, *s);
     if (s->ret == ReturnKind::kCount && reads && writes) {
       ++log_.skipped_transfers;
       return;
@@ -160,7 +236,9 @@ class FileAccessReducer::Impl {
   const StringTable* strings_ = nullptr;
   FileAccessLog log_;
   std::unordered_map<std::string, uint32_t> ids_;
-  std::vector<uint64_t> extent_;  // per file: the largest offset + bytes seen
+  std::unordered_map<std::string, uint64_t> unopened_sizes_;  // renamed to names not yet files
+  std::vector<uint64_t> extent_;  // per file: its size as the trace shows it (largest offset + bytes
+                                  // written or read, reset by O_TRUNC/unlink/truncate, moved by rename)
   std::map<Key, Descriptor> fds_;
 };
 

@@ -3,12 +3,16 @@
 // which both need the same answer to "which bytes of which file did this call touch".
 //
 // Offsets: explicit for pread/pwrite families; otherwise the descriptor's position, followed
-// through open (0, or the file's known extent with O_APPEND), read/write (advance by the bytes
-// moved) and lseek (its return value). A descriptor met without its open starts at 0. Bytes are
+// through open (0, or with O_APPEND the file's size as the trace shows it: the largest extent
+// read or written, reset to 0 by O_TRUNC, creat and unlink, set by truncate/ftruncate, carried
+// to the new name by rename), read/write (advance by the bytes moved) and lseek (its return value). A descriptor met without its open starts at 0. Bytes are
 // the return value (what was really moved); `requested` is the count asked for. A read returning
 // 0 (end of file) is kept, with bytes 0: it tells a reader finished the file.
-// Files are named by the path the trace recorded for the descriptor (strace -y style), else the
-// path given to open, else "pid<P>.fd<N>" (counted in unnamed_fds).
+// Files are named by the path the trace recorded for the descriptor (strace -y style: what the
+// kernel reports, symlinks resolved), else the path given to open, else "pid<P>.fd<N>" (counted in
+// unnamed_fds). When the recorded path differs from the one the open used (/lib/x opened,
+// /usr/lib/x reported), it is the same file: the file takes the recorded name, the open's stays an
+// alias of it, so the open and its reads are one file.
 #pragma once
 
 #include <cstdint>
