@@ -9,6 +9,20 @@
 namespace rastro::trace {
 namespace {
 
+// Appends a call of pid/tid 7 that returned rv, 1 us after the previous one.
+void add_event(Trace& t, int32_t nr, int64_t rv, std::initializer_list<Arg> args) {
+  Event e;
+  e.seq = t.events.size();
+  e.pid = 7;
+  e.tid = 7;
+  e.nr = nr;
+  e.begin_ns = static_cast<int64_t>(t.events.size()) * 1000;
+  e.end_ns = e.begin_ns + 10;
+  e.rvalue = rv;
+  for (const Arg& a : args) e.args[e.nargs++] = a;
+  t.events.push_back(e);
+}
+
 TEST(FileAccess, SampleTraceReducesToOpenReadWriteClose) {
   FileAccessLog log = file_accesses(testing::sample_trace());
   ASSERT_EQ(log.files.size(), 2u);
@@ -33,18 +47,7 @@ TEST(FileAccess, OffsetsFollowTheDescriptorPosition) {
   Trace t;
   StrId f = t.strings.intern("/f");
   StrId g = t.strings.intern("/g");
-  auto ev = [&](int32_t nr, int64_t rv, std::initializer_list<Arg> args) {
-    Event e;
-    e.seq = t.events.size();
-    e.pid = 7;
-    e.tid = 7;
-    e.nr = nr;
-    e.begin_ns = static_cast<int64_t>(t.events.size()) * 1000;
-    e.end_ns = e.begin_ns + 10;
-    e.rvalue = rv;
-    for (const Arg& a : args) e.args[e.nargs++] = a;
-    t.events.push_back(e);
-  };
+  auto ev = [&](int32_t nr, int64_t rv, std::initializer_list<Arg> args) { add_event(t, nr, rv, args); };
   Arg buf{ArgType::kBuf, 0, kNoStr};
   ev(257, 3, {{ArgType::kDirFd, -100, kNoStr}, {ArgType::kPath, 0, f}, {ArgType::kOpenFlags, O_RDWR, kNoStr}, {ArgType::kMode, 0, kNoStr}});
   ev(0, 100, {{ArgType::kFd, 3, f}, buf, {ArgType::kCount, 4096, kNoStr}});          // 0..100
@@ -79,18 +82,7 @@ TEST(FileAccess, AppendFollowsTruncationRemovalAndRename) {
   Trace t;
   StrId f = t.strings.intern("/f");
   StrId g = t.strings.intern("/g");
-  auto ev = [&](int32_t nr, int64_t rv, std::initializer_list<Arg> args) {
-    Event e;
-    e.seq = t.events.size();
-    e.pid = 7;
-    e.tid = 7;
-    e.nr = nr;
-    e.begin_ns = static_cast<int64_t>(t.events.size()) * 1000;
-    e.end_ns = e.begin_ns + 10;
-    e.rvalue = rv;
-    for (const Arg& a : args) e.args[e.nargs++] = a;
-    t.events.push_back(e);
-  };
+  auto ev = [&](int32_t nr, int64_t rv, std::initializer_list<Arg> args) { add_event(t, nr, rv, args); };
   Arg buf{ArgType::kBuf, 0, kNoStr};
   auto open_f = [&](StrId path, int64_t flags, int64_t fd) {
     ev(257, fd, {{ArgType::kDirFd, -100, kNoStr}, {ArgType::kPath, 0, path}, {ArgType::kOpenFlags, flags, kNoStr},
@@ -129,16 +121,7 @@ TEST(FileAccess, TheFdsReportedPathNamesTheFileTheOpenNamed) {
   Trace t;
   StrId link = t.strings.intern("/lib/x.so");
   StrId real = t.strings.intern("/usr/lib/x.so");
-  auto ev = [&](int32_t nr, int64_t rv, std::initializer_list<Arg> args) {
-    Event e;
-    e.seq = t.events.size();
-    e.pid = 7;
-    e.tid = 7;
-    e.nr = nr;
-    e.rvalue = rv;
-    for (const Arg& a : args) e.args[e.nargs++] = a;
-    t.events.push_back(e);
-  };
+  auto ev = [&](int32_t nr, int64_t rv, std::initializer_list<Arg> args) { add_event(t, nr, rv, args); };
   Arg buf{ArgType::kBuf, 0, kNoStr};
   ev(257, 3, {{ArgType::kDirFd, -100, kNoStr}, {ArgType::kPath, 0, link}, {ArgType::kOpenFlags, O_RDONLY, kNoStr}});
   ev(0, 832, {{ArgType::kFd, 3, real}, buf, {ArgType::kCount, 832, kNoStr}});
