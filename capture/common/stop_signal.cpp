@@ -46,7 +46,14 @@ StopSignalScope::~StopSignalScope() {
   g_forward_pid = 0;
 }
 
-void set_stop_forward_pid(pid_t pid) { g_forward_pid = pid; }
+void set_stop_forward_pid(pid_t pid) {
+  g_forward_pid = pid;
+  // A stop requested before the workload existed (e.g. while the BPF programs were loading) is
+  // passed on now, or the workload would run to its natural end with nobody left to stop it.
+  // Racing with the handler can deliver the signal twice; a second SIGINT/SIGTERM is harmless.
+  int n = g_count.load();
+  if (pid > 0 && n > 0) ::kill(pid, n >= 2 ? SIGKILL : g_first_signal.load());
+}
 bool stop_requested() { return g_count.load() > 0; }
 int stop_signal() { return g_first_signal.load(); }
 

@@ -20,7 +20,8 @@ class StopSignalScope {
 };
 
 // The process the first stop signal is forwarded to (0 = nobody: e.g. an attached pid we must
-// not kill, where the backend detaches instead).
+// not kill, where the backend detaches instead). If a stop was already requested, it is forwarded
+// to pid at once.
 void set_stop_forward_pid(pid_t pid);
 bool stop_requested();
 // The signal number of the first stop request (0 if none).

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -90,14 +91,27 @@ pid_t WorkloadLauncher::spawn(const LaunchSpec& spec) {
   argv.push_back(nullptr);
 
   int go[2], err[2];
-  if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+  // The go channel is a socket so release() can write with MSG_NOSIGNAL: a workload killed
+  // before its release (a stop during BPF loading) must not kill rastro with SIGPIPE.
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     throw Error(fmt::format("capture: pipe: {}", std::strerror(errno)));
+  sigset_t all, before;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &before);  // the child resets its handlers first
   pid_t pid = ::fork();
+  if (pid != 0) ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (pid < 0) throw Error(fmt::format("capture: fork: {}", std::strerror(errno)));
   if (pid == 0) {
     ::close(go[1]);
     ::close(err[0]);
-    // Default signal state for the workload (the capture installs SIGINT/SIGTERM handlers).
+    // Default signal state for the workload. What exec will do is done now, with every signal
+    // still blocked since before fork: a caught signal gets its default action (an ignored one
+    // stays ignored). Otherwise a stop forwarded before the exec would run the capture's handler
+    // in this copy of the process, which forwards to nobody, and be swallowed.
+    for (int sig : {SIGINT, SIGTERM}) {
+      struct sigaction sa{};
+      if (::sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler != SIG_IGN) ::signal(sig, SIG_DFL);
+    }
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -135,7 +149,8 @@ pid_t WorkloadLauncher::spawn(const LaunchSpec& spec) {
 void WorkloadLauncher::release() {
   if (pid_ <= 0 || released_) return;
   char c = 'g';
-  write_all(go_fd_, &c, 1);
+  while (::send(go_fd_, &c, 1, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
   ::close(go_fd_);
   go_fd_ = -1;
   released_ = true;
