@@ -4,8 +4,11 @@
 # by the loop itself in CPU time (CLOCK_PROCESS_CPUTIME_ID: the BPF programs run in the caller's
 # context, and CPU time is robust to other load on a shared machine), so process start-up, BPF
 # loading and the consumer's work (another thread, another process) are excluded.
-# Side by side, when installed: bpftrace counting the same syscall (a hook-only floor), and the
-# bystander cost (an untraced process while a capture of something else is attached).
+# Side by side: the bystander cost (an untraced process while a capture of something else is
+# attached: the kernel's syscall-tracepoint slow path and BPF dispatch that every task pays once
+# a program is attached, plus our task-storage miss — the floor under any traced call), and, when
+# installed, bpftrace counting the same syscall through the perf-event tracepoint (a costlier hook
+# than tp_btf: a comparison, not a floor).
 #
 #   bench/ebpf_overhead.sh [BUILD_DIR] [N] [REPEATS]     (root; default build-ebpf 200000 5)
 set -eu
@@ -71,9 +74,12 @@ for op in write pread; do
   label="rastro ebpf -e trace=fs"
   row x "$RASTRO" capture -b ebpf -e trace=fs -o "$OUT/t.rastro" -- "$TMP/loop" $op "$N" $arg
   # Bystander: an untraced process while a capture (of a sleeping workload) is attached.
+  # The capture starts its workload only once every program is attached (loading takes seconds),
+  # so the row waits for that workload, never for a fixed time.
   "$RASTRO" capture -b ebpf -o "$OUT/idle.rastro" -- sleep 600 >/dev/null 2>&1 &
   cap=$!
-  sleep 2
+  for i in $(seq 300); do pgrep -P "$cap" -x sleep >/dev/null && break; sleep 0.1; done
+  pgrep -P "$cap" -x sleep >/dev/null || { echo "bystander capture did not start" >&2; exit 1; }
   label="untraced, while ebpf attached"
   row x "$TMP/loop" $op "$N" $arg
   kill -TERM "$cap" 2>/dev/null || true  # rastro forwards the stop to its workload
@@ -81,7 +87,7 @@ for op in write pread; do
   # bpftrace resolves tracepoints through tracefs; mount it if the system has not.
   [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
   if command -v bpftrace >/dev/null 2>&1; then
-    label="bpftrace count (hook floor)"
+    label="bpftrace count (perf tracepoint)"
     row x sh -c "bpftrace -q -e 'tracepoint:syscalls:sys_enter_$sysname /pid == cpid/ { @n = count(); }' -c '$TMP/loop $op $N $arg' 2>/dev/null | grep -E '^[0-9.]+$'"
   fi
 done

@@ -354,13 +354,17 @@ static __always_inline void read_arg(struct fs_task *t, __u16 r, int k)
 static __always_inline int emit(struct fs_task *t)
 {
   __u64 size = sizeof(struct fs_event) + t->ev.str_bytes;
-  __u64 flags;
+  __u64 avail, flags;
 
   if (size > sizeof(struct fs_event) + FS_STR_AREA + FS_STR_MAX)
     size = sizeof(struct fs_event) + FS_STR_AREA + FS_STR_MAX;
-  /* Batched wake-ups: waking the consumer per record costs 2-3 us here (PLATFORM.md). */
-  flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-                                                                        : BPF_RB_NO_WAKEUP;
+  /* Batched wake-ups: waking the consumer per record costs 2-3 us here (PLATFORM.md). Only the
+   * record that takes the pending bytes across a multiple of wakeup_bytes wakes it: "at least
+   * wakeup_bytes pending" would make every record a wake-up (an irq_work self-IPI) for as long
+   * as a busy consumer lags behind. Two CPUs racing past the same multiple may both skip it; the
+   * next multiple, or the consumer's poll timer, wakes it then. */
+  avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+  flags = avail / wakeup_bytes != (avail + size) / wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
   if (bpf_ringbuf_output(&events, &t->ev, size, flags)) {
     count_drop(FS_DROP_RINGBUF_FULL);
     return -1;
@@ -442,13 +446,15 @@ int BPF_PROG(fs_sys_exit, struct pt_regs *regs, long ret)
   t->inflight = 0;
   if (t->state != FS_TASK_ACTIVE) return 0;  /* a failed exec attempt of the launcher */
   e = &t->ev;
-  /* Re-read: a non-leader thread's execve makes it the leader (its tid becomes the tgid). */
-  pid_tgid = bpf_get_current_pid_tgid();
-  e->pid = pid_tgid >> 32;
-  e->tid = (__u32)pid_tgid;
   e->end_ns = now;
   e->ret = ret;
   r = roles[e->nr & (FS_NR_SLOTS - 1)];
+  if (r & FS_ROLE_EXEC) {
+    /* Re-read: a non-leader thread's execve makes it the leader (its tid becomes the tgid). */
+    pid_tgid = bpf_get_current_pid_tgid();
+    e->pid = pid_tgid >> 32;
+    e->tid = (__u32)pid_tgid;
+  }
   if (e->pending) {
     for (k = 0; k < 5; k++)
       if (e->pending & (1 << k)) read_user_path(t, k, e->args[k], 1);
