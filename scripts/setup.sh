@@ -14,6 +14,7 @@ PKGS=(
   libarmadillo-dev  # characterize: k-means / GMM clustering
   openmpi-bin libopenmpi-dev mpich libmpich-dev  # MPI capture (mpi/): both ABIs, tests run real jobs
   iproute2 util-linux  # the multi-node tests' simulated hosts: ip netns, veth, unshare --time/--uts
+  liburing-dev  # io_uring: the capture tests' io_uring workload, the replayers' io_uring submission
   rsync  # one of the everyday programs of the replay corpus (bench/corpus.sh)
 )
 missing=()

@@ -203,6 +203,7 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
                         {"page_faults", state.faults},
                         {"fault_around_ranges", state.fault_arounds},
                         {"faults_deferred", drops.faults_deferred},
+                        {"uring_pathless", drops.uring_pathless},
                         {"untracked_tasks", drops.untracked_tasks}};
   sink.flush();
 

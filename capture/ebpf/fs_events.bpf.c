@@ -518,13 +518,40 @@ struct uring_req {
   __u64 begin_ns;
   __u64 enter_ns;
   __u64 user_data;
-  __u64 args[4];
+  __u64 args[5];
   __u32 pid;
   __u32 tid;
   __s32 nr;
   __u16 opcode;
-  __u16 pad;
+  __u8 has_paths;  /* its path strings wait in uring_paths */
+  __u8 pad;
 };
+
+/* The path strings of a request that names files (openat, statx, unlinkat, renameat, ...). The
+ * kernel frees its copy (struct filename) before the completion, so they are read at submission
+ * and kept here until then: fewer entries than uring_reqs, each 8 KiB. */
+#define URING_MAX_PATH_INFLIGHT 1024
+
+struct uring_paths {
+  __u8 arg[2];  /* the equivalent call's argument each string belongs to */
+  __u8 n;       /* strings held */
+  __u8 pad[5];
+  char s[2][FS_STR_MAX];
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, URING_MAX_PATH_INFLIGHT);
+  __type(key, __u64);
+  __type(value, struct uring_paths);
+} uring_path_reqs SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct uring_paths);
+} uring_path_scratch SEC(".maps");
 
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
@@ -544,29 +571,87 @@ struct {
 static __always_inline int uring_equivalent(__u8 op)
 {
   switch (op) {
-    case IORING_OP_READ: case IORING_OP_READ_FIXED: return 17;   /* pread64 */
-    case IORING_OP_WRITE: case IORING_OP_WRITE_FIXED: return 18; /* pwrite64 */
-    case IORING_OP_READV: return 295;                            /* preadv */
-    case IORING_OP_WRITEV: return 296;                           /* pwritev */
-    case IORING_OP_FSYNC: return 74;                             /* fsync */
-    case IORING_OP_SYNC_FILE_RANGE: return 277;                  /* sync_file_range */
-    case IORING_OP_FALLOCATE: return 285;                        /* fallocate */
-    case IORING_OP_FADVISE: return 221;                          /* fadvise64 */
-    case IORING_OP_CLOSE: return 3;                              /* close */
+    case IORING_OP_READ: case IORING_OP_READ_FIXED: return 17;     /* pread64 */
+    case IORING_OP_WRITE: case IORING_OP_WRITE_FIXED: return 18;   /* pwrite64 */
+    case IORING_OP_READV: case IORING_OP_READV_FIXED: return 295;  /* preadv */
+    case IORING_OP_WRITEV: case IORING_OP_WRITEV_FIXED: return 296; /* pwritev */
+    case IORING_OP_FSYNC: return 74;                               /* fsync */
+    case IORING_OP_SYNC_FILE_RANGE: return 277;                    /* sync_file_range */
+    case IORING_OP_FALLOCATE: return 285;                          /* fallocate */
+    case IORING_OP_FADVISE: return 221;                            /* fadvise64 */
+    case IORING_OP_CLOSE: return 3;                                /* close */
+    case IORING_OP_FTRUNCATE: return 77;                           /* ftruncate */
+    case IORING_OP_OPENAT: case IORING_OP_OPENAT2: return 257;     /* openat (openat2's resolve flags dropped) */
+    case IORING_OP_STATX: return 332;                              /* statx */
+    case IORING_OP_UNLINKAT: return 263;                           /* unlinkat */
+    case IORING_OP_RENAMEAT: return 316;                           /* renameat2 */
+    case IORING_OP_MKDIRAT: return 258;                            /* mkdirat */
+    case IORING_OP_SYMLINKAT: return 266;                          /* symlinkat */
+    case IORING_OP_LINKAT: return 265;                             /* linkat */
     default: return -1;
+  }
+}
+
+/* Keeps string fn (a struct filename the request holds) as the equivalent call's argument arg;
+ * its user-space address is the argument's value, as in the syscall. */
+static __always_inline __u64 keep_uring_path(struct uring_paths *p, struct filename *fn, int arg)
+{
+  __u8 i = p->n;
+  long n;
+
+  if (!fn || i >= 2) return 0;
+  n = bpf_probe_read_kernel_str(p->s[i & 1], FS_STR_MAX, BPF_CORE_READ(fn, name));
+  if (n > 0) {
+    p->arg[i & 1] = arg;
+    p->n = i + 1;
+  }
+  return (__u64)BPF_CORE_READ(fn, uptr);
+}
+
+/* Moves the kept strings of a request into its record, as read_user_path does for a syscall's. */
+static __always_inline void add_uring_paths(struct fs_task *s, struct uring_paths *p)
+{
+  struct fs_event *e = &s->ev;
+  __u32 off;
+  long n;
+  int i;
+
+  for (i = 0; i < 2; i++) {
+    if (i >= p->n) break;
+    off = e->str_bytes;
+    if (off >= FS_STR_AREA) {
+      e->flags |= FS_EV_STR_TRUNCATED;
+      break;
+    }
+    n = bpf_probe_read_kernel_str(&s->area[off & (FS_STR_AREA - 1)], FS_STR_MAX, p->s[i]);
+    if (n <= 0) {
+      e->flags |= FS_EV_STR_UNREADABLE;
+      continue;
+    }
+    if (n >= FS_STR_MAX) e->flags |= FS_EV_STR_TRUNCATED;
+    e->str_bytes = off + n;
+    add_str(e, p->arg[i], FS_STR_PATH, n);
   }
 }
 
 SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(fs_uring_submit, struct io_kiocb *req)
 {
-  struct fs_task *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+  struct task_struct *task = bpf_get_current_task_btf();
+  struct fs_task *t = bpf_task_storage_get(&tasks, task, 0, 0);
   struct uring_req r = {};
+  struct uring_paths *paths = NULL;
   __u64 key = (__u64)req;
   __u64 pid_tgid;
+  __u32 zero = 0;
   void *cmd;
   __u8 op;
 
+  /* An SQPOLL ring's requests are submitted by its kernel thread (an io thread of the ring's
+   * process, which no fork tracepoint announced): traced when that process is. */
+  int sq_thread = !t && (task->flags & 0x10 /* PF_IO_WORKER */);
+
+  if (sq_thread) t = bpf_task_storage_get(&tasks, task->group_leader, 0, 0);
   if (!t || t->state != FS_TASK_ACTIVE) return 0;
   op = BPF_CORE_READ(req, opcode);
   r.nr = uring_equivalent(op);
@@ -611,15 +696,98 @@ int BPF_PROG(fs_uring_submit, struct io_kiocb *req)
       r.args[0] = (__u64)(__s64)BPF_CORE_READ(c, fd);
       break;
     }
+    case IORING_OP_FTRUNCATE: {  /* ftruncate(fd, length) */
+      struct io_ftrunc *f = cmd;
+      r.args[1] = BPF_CORE_READ(f, len);
+      break;
+    }
+    case IORING_OP_OPENAT: case IORING_OP_OPENAT2: case IORING_OP_STATX: case IORING_OP_UNLINKAT:
+    case IORING_OP_RENAMEAT: case IORING_OP_MKDIRAT: case IORING_OP_SYMLINKAT: case IORING_OP_LINKAT:
+      paths = bpf_map_lookup_elem(&uring_path_scratch, &zero);
+      if (!paths) break;
+      paths->n = 0;
+      switch (op) {
+        case IORING_OP_OPENAT: case IORING_OP_OPENAT2: {  /* openat(dfd, path, flags, mode) */
+          struct io_open *o = cmd;
+          r.args[0] = (__u64)(__s64)BPF_CORE_READ(o, dfd);
+          r.args[1] = keep_uring_path(paths, BPF_CORE_READ(o, filename), 1);
+          r.args[2] = BPF_CORE_READ(o, how.flags);
+          r.args[3] = BPF_CORE_READ(o, how.mode);
+          /* Opened into a fixed-file slot: the result is not an fd of the process. */
+          if (BPF_CORE_READ(o, file_slot)) r.nr = -1;
+          break;
+        }
+        case IORING_OP_STATX: {  /* statx(dfd, path, flags, mask, buffer) */
+          struct io_statx *x = cmd;
+          r.args[0] = (__u64)(__s64)BPF_CORE_READ(x, dfd);
+          r.args[1] = keep_uring_path(paths, BPF_CORE_READ(x, filename), 1);
+          r.args[2] = BPF_CORE_READ(x, flags);
+          r.args[3] = BPF_CORE_READ(x, mask);
+          r.args[4] = (__u64)BPF_CORE_READ(x, buffer);
+          break;
+        }
+        case IORING_OP_UNLINKAT: {  /* unlinkat(dfd, path, flags) */
+          struct io_unlink *u = cmd;
+          r.args[0] = (__u64)(__s64)BPF_CORE_READ(u, dfd);
+          r.args[1] = keep_uring_path(paths, BPF_CORE_READ(u, filename), 1);
+          r.args[2] = BPF_CORE_READ(u, flags);
+          break;
+        }
+        case IORING_OP_MKDIRAT: {  /* mkdirat(dfd, path, mode) */
+          struct io_mkdir *m = cmd;
+          r.args[0] = (__u64)(__s64)BPF_CORE_READ(m, dfd);
+          r.args[1] = keep_uring_path(paths, BPF_CORE_READ(m, filename), 1);
+          r.args[2] = BPF_CORE_READ(m, mode);
+          break;
+        }
+        case IORING_OP_RENAMEAT: {  /* renameat2(olddfd, old, newdfd, new, flags) */
+          struct io_rename *n = cmd;
+          r.args[0] = (__u64)(__s64)BPF_CORE_READ(n, old_dfd);
+          r.args[1] = keep_uring_path(paths, BPF_CORE_READ(n, oldpath), 1);
+          r.args[2] = (__u64)(__s64)BPF_CORE_READ(n, new_dfd);
+          r.args[3] = keep_uring_path(paths, BPF_CORE_READ(n, newpath), 3);
+          r.args[4] = BPF_CORE_READ(n, flags);
+          break;
+        }
+        case IORING_OP_SYMLINKAT: {  /* symlinkat(target, newdfd, linkpath) */
+          struct io_link *l = cmd;
+          r.args[0] = keep_uring_path(paths, BPF_CORE_READ(l, oldpath), 0);
+          r.args[1] = (__u64)(__s64)BPF_CORE_READ(l, new_dfd);
+          r.args[2] = keep_uring_path(paths, BPF_CORE_READ(l, newpath), 2);
+          break;
+        }
+        default: {  /* IORING_OP_LINKAT: linkat(olddfd, old, newdfd, new, flags) */
+          struct io_link *l = cmd;
+          r.args[0] = (__u64)(__s64)BPF_CORE_READ(l, old_dfd);
+          r.args[1] = keep_uring_path(paths, BPF_CORE_READ(l, oldpath), 1);
+          r.args[2] = (__u64)(__s64)BPF_CORE_READ(l, new_dfd);
+          r.args[3] = keep_uring_path(paths, BPF_CORE_READ(l, newpath), 3);
+          r.args[4] = BPF_CORE_READ(l, flags);
+          break;
+        }
+      }
+      break;
     default:
       break;
   }
   pid_tgid = bpf_get_current_pid_tgid();
   r.pid = pid_tgid >> 32;
   r.tid = (__u32)pid_tgid;
-  if (t->inflight && t->ev.nr == FS_NR_IO_URING_ENTER) r.enter_ns = t->ev.begin_ns;
+  /* The submitting io_uring_enter; the SQ thread's submissions have none (an enter the leader
+   * is in meanwhile only waits for completions). */
+  if (!sq_thread && t->inflight && t->ev.nr == FS_NR_IO_URING_ENTER) r.enter_ns = t->ev.begin_ns;
+  if (paths && paths->n) {
+    /* Over URING_MAX_PATH_INFLIGHT at once: the request is still recorded, its paths not. */
+    if (bpf_map_update_elem(&uring_path_reqs, &key, paths, BPF_ANY) == 0)
+      r.has_paths = 1;
+    else
+      count_drop(FS_COUNT_URING_PATHLESS);
+  }
   r.begin_ns = bpf_ktime_get_ns();
-  if (bpf_map_update_elem(&uring_reqs, &key, &r, BPF_ANY)) count_drop(FS_DROP_URING_UNTRACKED);
+  if (bpf_map_update_elem(&uring_reqs, &key, &r, BPF_ANY)) {
+    count_drop(FS_DROP_URING_UNTRACKED);
+    if (r.has_paths) bpf_map_delete_elem(&uring_path_reqs, &key);
+  }
   return 0;
 }
 
@@ -641,8 +809,7 @@ int BPF_PROG(fs_uring_complete, struct io_ring_ctx *ring, void *req, struct io_u
     e->begin_ns = r->begin_ns;
     e->end_ns = now;
     e->ret = BPF_CORE_READ(cqe, res);
-    for (k = 0; k < 4; k++) e->args[k] = r->args[k];
-    e->args[4] = 0;
+    for (k = 0; k < 5; k++) e->args[k] = r->args[k];
     e->args[5] = 0;
     e->pid = r->pid;
     e->tid = r->tid;
@@ -659,10 +826,15 @@ int BPF_PROG(fs_uring_complete, struct io_ring_ctx *ring, void *req, struct io_u
     e->offcpu_ns = 0;
     e->uring_user_data = r->user_data;
     e->uring_enter_ns = r->enter_ns;
-    if (r->opcode != IORING_OP_CLOSE)
+    if (r->has_paths) {
+      struct uring_paths *p = bpf_map_lookup_elem(&uring_path_reqs, &key);
+      if (p) add_uring_paths(s, p);
+    } else if (r->opcode != IORING_OP_CLOSE) {
       read_file_path(s, 0, BPF_CORE_READ((struct io_kiocb *)req, file));
+    }
     emit(s);
   }
+  if (r->has_paths) bpf_map_delete_elem(&uring_path_reqs, &key);
   bpf_map_delete_elem(&uring_reqs, &key);
   return 0;
 }

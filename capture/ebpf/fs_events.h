@@ -63,7 +63,8 @@ enum fs_drop_reason {
   FS_DROP_URING_UNTRACKED = 2,  /* an io_uring request found its in-flight table full: not recorded */
   FS_DROP_FAULT_UNRESOLVED = 3,  /* a traced page fault whose mapping could not be looked up */
   FS_COUNT_FAULT_DEFERRED = 4,  /* not a loss: a fault looked up later (the mm was busy) */
-  FS_DROP_NR_REASONS = 5,
+  FS_COUNT_URING_PATHLESS = 5,  /* an io_uring request recorded without its paths (their table was full) */
+  FS_DROP_NR_REASONS = 6,
 };
 
 struct fs_str_desc {

@@ -154,6 +154,7 @@ FsDrops FsLoader::drops() const {
     if (key == FS_DROP_URING_UNTRACKED) d.uring_untracked = sum;
     if (key == FS_DROP_FAULT_UNRESOLVED) d.fault_unresolved = sum;
     if (key == FS_COUNT_FAULT_DEFERRED) d.faults_deferred = sum;
+    if (key == FS_COUNT_URING_PATHLESS) d.uring_pathless = sum;
   }
   return d;
 }

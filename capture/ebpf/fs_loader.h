@@ -33,6 +33,7 @@ struct FsDrops {
   uint64_t uring_untracked = 0;  // io_uring requests over the in-flight table's capacity
   uint64_t fault_unresolved = 0; // page faults of traced tasks whose mapping could not be looked up
   uint64_t faults_deferred = 0;  // not lost: page faults looked up after the fault (the mm was busy)
+  uint64_t uring_pathless = 0;   // io_uring requests recorded without their paths (path table full)
 };
 
 class FsLoader {
