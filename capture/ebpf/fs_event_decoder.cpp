@@ -102,7 +102,7 @@ Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::S
     for (size_t i = 0; i < info->nargs; ++i) {
       trace::Arg& a = e.args[i];
       a.type = info->args[i];
-      a.value = arg_value_from_register(a.type, raw.args[i]);
+      a.value = arg_value_from_register(a.type, raw.args[info->register_of(i)]);
       // The kernel replaced the pointer by the pair it points to (fd0 | fd1 << 32) on success.
       if (a.type == trace::ArgType::kFdPair && raw.ret >= 0) a.value = static_cast<int64_t>(raw.args[i]);
     }

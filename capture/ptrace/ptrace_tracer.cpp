@@ -133,9 +133,10 @@ void PtraceTracer::on_entry(pid_t tid, Task& t, int nr, const uint64_t* args, in
       trace::ArgType type = info->args[static_cast<size_t>(i)];
       trace::Arg& a = e.args[static_cast<size_t>(i)];
       a.type = type;
-      a.value = arg_value_from_register(type, args[i]);
+      const uint64_t reg = args[info->register_of(static_cast<size_t>(i))];
+      a.value = arg_value_from_register(type, reg);
       if (type == trace::ArgType::kPath || type == trace::ArgType::kStr) {
-        a.str = sink_.strings().intern(read_string(tid, args[i]));
+        a.str = sink_.strings().intern(read_string(tid, reg));
       } else if (type == trace::ArgType::kDirFd && a.value == -100) {
         a.str = fds_.cwd(t.tgid, tid);  // AT_FDCWD</cwd>, as strace -y prints it
       } else if (type == trace::ArgType::kFd || type == trace::ArgType::kDirFd) {

@@ -183,7 +183,7 @@ StapParseStats parse_stap_output(std::istream& in, trace::TraceSink& sink, int64
         auto type = info->args[static_cast<size_t>(i)];
         auto& a = e.args[static_cast<size_t>(i)];
         a.type = type;
-        a.value = arg_value_from_register(type, static_cast<uint64_t>(raw[i]));
+        a.value = arg_value_from_register(type, static_cast<uint64_t>(raw[info->register_of(static_cast<size_t>(i))]));
         if (type == trace::ArgType::kPath || type == trace::ArgType::kStr) {
           if (next_str < strs.size()) a.str = strings.intern(strs[next_str++]);
         } else if (type == trace::ArgType::kFd || (type == trace::ArgType::kDirFd && a.value != -100)) {

@@ -72,6 +72,21 @@ TEST(EbpfFsEventDecoder, PwriteWithFdPathRebuiltFromLeafFirstComponents) {
   EXPECT_EQ(e->args[3].value, 4096);
 }
 
+TEST(EbpfFsEventDecoder, Preadv2FlagsComeFromTheRegisterAfterTheOffsetsHighHalf) {
+  // The kernel's preadv2(fd, vec, vlen, pos_l, pos_h, flags): strace's 5th argument, the flags,
+  // is the 6th register; the 5th (pos_h) is 0 on x86-64.
+  trace::StringTable strings;
+  DecodeState st;
+  RecordBuilder b(327, 4096);
+  b.arg(0, 3).arg(1, 0x7fff0000).arg(2, 1).arg(3, 8192).arg(4, 0).arg(5, 0x8 /* RWF_NOWAIT */);
+  auto rec = b.bytes();
+  auto e = decode_fs_event(rec, strings, st);
+  ASSERT_TRUE(e.ok()) << e.error();
+  ASSERT_EQ(e->nargs, 5);
+  EXPECT_EQ(e->args[3].value, 8192);
+  EXPECT_EQ(e->args[4].value, 0x8);
+}
+
 TEST(EbpfFsEventDecoder, FdSameReusesThePathCachedForThatTidOnly) {
   trace::StringTable strings;
   DecodeState st;

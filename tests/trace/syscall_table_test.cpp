@@ -3,6 +3,7 @@
 
 #include <asm/unistd_64.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -118,6 +119,32 @@ TEST(SyscallTable, ArgumentCountsAndRolesMatchTheKernelsPrototypes) {
     }
   }
   EXPECT_GT(checked, 300);
+}
+
+TEST(SyscallTable, EachArgumentIsReadFromTheRegisterTheKernelPassesItIn) {
+  if (!std::filesystem::exists("/sys/kernel/tracing/events/syscalls"))
+    GTEST_SKIP() << "tracefs syscall events are not available here (no CONFIG_FTRACE_SYSCALLS or not mounted)";
+  int split = 0;
+  for (const SyscallInfo& s : all_syscalls()) {
+    std::ifstream in("/sys/kernel/tracing/events/syscalls/sys_enter_" + std::string(s.name) + "/format");
+    if (!in) continue;
+    // The kernel's register order, pos_h included (tracefs_args drops it for the table's view).
+    std::vector<std::string> names;
+    std::regex re(R"(field:.*?\s*(\w+);\s*offset:(\d+);)");
+    std::smatch m;
+    for (std::string line; std::getline(in, line);)
+      if (std::regex_search(line, m, re) && std::stoi(m[2]) >= 16) names.push_back(m[1]);
+    auto pos_h = std::find(names.begin(), names.end(), "pos_h");
+    const bool kernel_splits = pos_h != names.end() && pos_h + 1 != names.end();  // an argument after it
+    EXPECT_EQ(s.split_offset >= 0, kernel_splits) << s.name;
+    auto kargs = tracefs_args(std::string(s.name));
+    for (size_t i = 0; kargs && i < kargs->size(); ++i) {
+      ASSERT_LT(s.register_of(i), names.size()) << s.name;
+      EXPECT_EQ(names[s.register_of(i)], (*kargs)[i].name) << s.name << " arg " << i;
+    }
+    split += kernel_splits;
+  }
+  EXPECT_EQ(split, 2) << "preadv2 and pwritev2";
 }
 
 TEST(SyscallTable, SortedAndArgCountsConsistent) {

@@ -110,6 +110,14 @@ struct SyscallInfo {
   int8_t data_out;   // argument index of the fd whose file data is written, -1 none
   int8_t size_arg;   // argument index of the byte count the call transfers or covers, -1 none
   ProcEffect proc;
+  // Index of an offset argument the kernel takes in two registers (pos_l, pos_h; preadv2 and
+  // pwritev2): the arguments after it arrive one register later. -1: none.
+  int8_t split_offset = -1;
+
+  // The syscall register (0..5) that carries argument `arg`.
+  size_t register_of(size_t arg) const {
+    return split_offset >= 0 && arg > static_cast<size_t>(split_offset) ? arg + 1 : arg;
+  }
 
   bool creates_process() const {
     return proc == ProcEffect::kClone || proc == ProcEffect::kClone3 || proc == ProcEffect::kFork ||
