@@ -138,6 +138,7 @@ int EbpfBackend::run(const CaptureOptions& options, trace::TraceSink& sink) {
       // A task that exited meanwhile is fine; anything else means we cannot trace it.
       if (!added.ok() && ::kill(tid, 0) == 0) throw Error(added.error());
     }
+    if (hooks_.on_attached) hooks_.on_attached();
   } else {
     become_subreaper();
     LaunchSpec spec;

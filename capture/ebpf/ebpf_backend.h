@@ -7,12 +7,15 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
 #include "capture/common/backend.h"
 
 namespace rastro::capture::ebpf {
 
 struct EbpfTestHooks {
   int consumer_delay_ms = 0;  // sleep before draining the ring the first time
+  std::function<void()> on_attached;  // called once the tasks of `capture -p` are registered
 };
 
 class EbpfBackend final : public Backend {

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <vector>
 
@@ -55,6 +56,17 @@ std::string libbpf_error(const char* what, int err) {
   libbpf_strerror(err, msg, sizeof msg);
   std::string log = take_log();
   return fmt::format("ebpf: {} failed: {}{}{}", what, msg, log.empty() ? "" : "\nlibbpf: ", log);
+}
+
+// Whether the task has not exited yet: /proc/TID/stat's state is neither zombie nor dead.
+bool task_is_running(pid_t tid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", tid));
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  auto paren = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return true;
+  char state = stat[paren + 2];
+  return state != 'Z' && state != 'X' && state != 'x';
 }
 
 }  // namespace
@@ -108,15 +120,23 @@ Result<bool> FsLoader::add_task(pid_t tid, bool active) {
   std::vector<char> value(bpf_map__value_size(skel_->maps.tasks), 0);
   __u32 state = active ? FS_TASK_ACTIVE : FS_TASK_PENDING;
   std::memcpy(value.data(), &state, sizeof state);
-  int err = bpf_map_update_elem(bpf_map__fd(skel_->maps.tasks), &pidfd, value.data(), BPF_NOEXIST);
+  const int map = bpf_map__fd(skel_->maps.tasks);
+  int err = bpf_map_update_elem(map, &pidfd, value.data(), BPF_NOEXIST);
   int saved = errno;
-  ::close(pidfd);
   if (err != 0) {
+    ::close(pidfd);
     if (saved == EEXIST) return true;  // already traced (a thread seen through its parent's fork)
     return fail(fmt::format("ebpf: registering task {}: {}", tid, std::strerror(saved)));
   }
   __atomic_fetch_add(&skel_->bss->live_tasks, 1, __ATOMIC_SEQ_CST);
-  return true;
+  // A task that had already exited (a zombie: sched_process_exit has run) still takes the
+  // storage, but no exit hook will ever count it out, and an attached capture would wait for it
+  // forever. If the exit hook ran after our insert, it deleted the storage itself: whoever
+  // deletes it counts the task out, exactly once.
+  bool gone = !task_is_running(tid);
+  if (gone && bpf_map_delete_elem(map, &pidfd) == 0) __atomic_fetch_sub(&skel_->bss->live_tasks, 1, __ATOMIC_SEQ_CST);
+  ::close(pidfd);
+  return !gone;
 }
 
 int FsLoader::on_record(void* ctx, void* data, size_t size) {

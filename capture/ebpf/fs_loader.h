@@ -47,7 +47,8 @@ class FsLoader {
   FsLoader(const FsLoader&) = delete;
   FsLoader& operator=(const FsLoader&) = delete;
 
-  // Registers a task: pending (recorded from its next successful exec) or active.
+  // Registers a task: pending (recorded from its next successful exec) or active. false: the
+  // task had already exited (nothing registered, nothing to wait for).
   Result<bool> add_task(pid_t tid, bool active);
   // Waits up to timeout_ms for a wake-up, then hands out every record in the ring.
   // Returns the number of records consumed.

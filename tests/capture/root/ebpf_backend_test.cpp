@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <map>
 #include <set>
 #include <sstream>
@@ -383,14 +384,10 @@ TEST_F(EbpfBackendTest, AttachesToARunningProcessAndItsChildren) {
   o.attach_pid = pid;
   o.syscalls = rastro::trace::parse_syscall_set("umask").take();
   rastro::trace::MemorySink sink;
-  rastro::capture::ebpf::EbpfBackend backend;
-  // The workload starts its calls once the marker exists; loading takes well under a second.
-  std::thread go([&] {
-    std::this_thread::sleep_for(std::chrono::seconds(3));
-    std::ofstream(marker).put('x');
-  });
+  // The workload starts its calls once the marker exists, made once its tasks are registered
+  // (loading the programs takes seconds on a loaded machine: no fixed wait).
+  rastro::capture::ebpf::EbpfBackend backend({.on_attached = [&] { std::ofstream(marker).put('x'); }});
   backend.run(o, sink);
-  go.join();
   int st = 0;
   ::waitpid(pid, &st, 0);
   std::map<int, int> per_pid;
@@ -404,6 +401,34 @@ TEST_F(EbpfBackendTest, AttachesToARunningProcessAndItsChildren) {
     }
   }
   std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_F(EbpfBackendTest, AttachingToAProcessThatExitedDuringLoadingEndsTheCapture) {
+  // The process exits (and stays a zombie, not yet reaped) before the capture registers it: the
+  // capture must end with nothing recorded, not wait for an exit that already happened.
+  pid_t pid = ::fork();
+  if (pid == 0) std::_Exit(0);
+  for (int i = 0; i < 500; ++i) {  // until it is a zombie
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat;
+    std::getline(in, stat);
+    if (stat.find(") Z") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  rastro::capture::CaptureOptions o;
+  o.attach_pid = pid;
+  o.syscalls = rastro::trace::parse_syscall_set("fs").take();
+  rastro::trace::MemorySink sink;
+  rastro::capture::ebpf::EbpfBackend backend;
+  auto done = std::async(std::launch::async, [&] { return backend.run(o, sink); });
+  if (done.wait_for(std::chrono::seconds(120)) != std::future_status::ready) {
+    std::fprintf(stderr, "FAILED: the capture still waits for a process that exited\n");
+    std::_Exit(1);  // the hung capture cannot be joined
+  }
+  done.get();
+  EXPECT_TRUE(sink.trace().events.empty());
+  int st = 0;
+  ::waitpid(pid, &st, 0);
 }
 
 TEST_F(EbpfBackendTest, NoLossWithADefaultRing) {
