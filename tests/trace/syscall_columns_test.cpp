@@ -10,6 +10,24 @@
 
 #include "trace/syscalls/syscall_table.h"
 
+// Newer than Debian 12's header (numbers from the kernel's syscall_64.tbl; syscall_table_test checks
+// each against this kernel's tracepoints).
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#define __NR_fchmodat2 452
+#define __NR_map_shadow_stack 453
+#define __NR_statmount 457
+#define __NR_listmount 458
+#define __NR_mseal 462
+#define __NR_setxattrat 463
+#define __NR_getxattrat 464
+#define __NR_listxattrat 465
+#define __NR_removexattrat 466
+#define __NR_open_tree_attr 467
+#define __NR_file_getattr 468
+#define __NR_file_setattr 469
+#endif
+
 namespace rastro::trace {
 namespace {
 
@@ -33,7 +51,7 @@ std::map<int, Expected> expected_effects() {
                  __NR_open_by_handle_at})
     m[nr] = {FdEffect::kCreates};
   // open_tree(2), fspick(2): a new fd on a path that must exist.
-  m[__NR_open_tree] = m[__NR_fspick] = {FdEffect::kCreates, PathEffect::kNeeds};
+  m[__NR_open_tree] = m[__NR_fspick] = m[__NR_open_tree_attr] = {FdEffect::kCreates, PathEffect::kNeeds};
   for (int nr : {__NR_pipe, __NR_pipe2, __NR_socketpair}) m[nr] = {FdEffect::kCreatesPair};
   m[__NR_dup] = {FdEffect::kDuplicates};
   m[__NR_dup2] = m[__NR_dup3] = {FdEffect::kDuplicatesOnto};
@@ -86,7 +104,7 @@ std::map<int, Family> expected_families() {
   for (int nr : {__NR_name_to_handle_at, __NR_ustat, __NR_sysfs}) m[nr] = Family::kStat;
   for (int nr : {__NR_mount, __NR_umount2, __NR_pivot_root, __NR_swapon, __NR_swapoff, __NR_acct, __NR_quotactl,
                  __NR_quotactl_fd, __NR_futimesat, __NR_move_mount, __NR_fsopen, __NR_fsconfig, __NR_fsmount,
-                 __NR_fspick, __NR_open_tree, __NR_mount_setattr})
+                 __NR_fspick, __NR_open_tree, __NR_mount_setattr, __NR_open_tree_attr})
     m[nr] = Family::kNamespace;
   // Sockets, readiness, and the special fds (epoll, eventfd, signalfd, timerfd, inotify, fanotify, pidfd,
   // perf, userfaultfd, mqueue, memfd, bpf, landlock, io_uring's setup and register).
@@ -106,18 +124,20 @@ std::map<int, Family> expected_families() {
   for (int nr : {__NR_brk, __NR_mremap, __NR_mincore, __NR_madvise, __NR_shmget, __NR_shmat, __NR_shmctl, __NR_shmdt,
                  __NR_mlock, __NR_munlock, __NR_mlockall, __NR_munlockall, __NR_remap_file_pages, __NR_mbind,
                  __NR_set_mempolicy, __NR_get_mempolicy, __NR_migrate_pages, __NR_move_pages, __NR_mlock2,
-                 __NR_pkey_mprotect, __NR_pkey_alloc, __NR_pkey_free, __NR_memfd_secret, __NR_set_mempolicy_home_node})
+                 __NR_pkey_mprotect, __NR_pkey_alloc, __NR_pkey_free, __NR_memfd_secret, __NR_set_mempolicy_home_node,
+                 __NR_map_shadow_stack, __NR_mseal})
     m[nr] = Family::kMemory;
   for (int nr : {__NR_stat, __NR_fstat, __NR_lstat, __NR_newfstatat, __NR_statx, __NR_access, __NR_faccessat,
                  __NR_faccessat2, __NR_readlink, __NR_readlinkat, __NR_getdents, __NR_getdents64, __NR_statfs,
-                 __NR_fstatfs})
+                 __NR_fstatfs, __NR_cachestat, __NR_file_getattr})
     m[nr] = Family::kStat;
   for (int nr : {__NR_rename, __NR_renameat, __NR_renameat2, __NR_mkdir, __NR_mkdirat, __NR_rmdir, __NR_link,
                  __NR_linkat, __NR_unlink, __NR_unlinkat, __NR_symlink, __NR_symlinkat, __NR_mknod, __NR_mknodat,
                  __NR_chmod, __NR_fchmod, __NR_fchmodat, __NR_chown, __NR_fchown, __NR_lchown, __NR_fchownat,
                  __NR_utime, __NR_utimes, __NR_utimensat, __NR_setxattr, __NR_lsetxattr, __NR_fsetxattr,
                  __NR_removexattr, __NR_lremovexattr, __NR_fremovexattr, __NR_getxattr, __NR_lgetxattr,
-                 __NR_fgetxattr, __NR_listxattr, __NR_llistxattr, __NR_flistxattr, __NR_truncate})
+                 __NR_fgetxattr, __NR_listxattr, __NR_llistxattr, __NR_flistxattr, __NR_truncate, __NR_fchmodat2,
+                 __NR_setxattrat, __NR_getxattrat, __NR_listxattrat, __NR_removexattrat, __NR_file_setattr})
     m[nr] = Family::kNamespace;
   for (int nr : {__NR_dup, __NR_dup2, __NR_dup3, __NR_fcntl, __NR_flock, __NR_ioctl, __NR_pipe, __NR_pipe2,
                  __NR_socket, __NR_socketpair, __NR_accept, __NR_accept4})
