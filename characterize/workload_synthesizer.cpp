@@ -12,6 +12,8 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -102,12 +104,18 @@ FilePool make_pool(const ClassModel& c, int32_t thread, trace::Trace& t, std::mt
     // Rank r of the scaled pool takes the popularity of rank r * P / n of the original.
     for (size_t r = 0; r < n; ++r) weights[r] = c.popularity[std::min(c.popularity.size() - 1, r * c.popularity.size() / n)];
   }
+  // What each path held before the trace: what an incarnation held before its appends (which the
+  // synthetic appends then add, as the traced ones did; file_size is the largest a path reached).
+  // File f takes the (f + 1/2)/n quantile, the files in a random order: the pool's sizes are the
+  // model's distribution itself, not a sample of it (whose noise every whole-file read repeats).
+  const EmpiricalDistribution& size = !c.base_size.empty() ? c.base_size
+                                      : c.incarnation_size.empty() ? c.file_size : c.incarnation_size;
   for (size_t f = 0; f < n; ++f) {
     p.paths.push_back(t.strings.intern(fmt::format("{}/f{}", p.dir, f)));
-    // What the path held before the trace: one incarnation (file_size is the largest of them).
-    const EmpiricalDistribution& size = c.incarnation_size.empty() ? c.file_size : c.incarnation_size;
-    p.sizes.push_back(static_cast<uint64_t>(std::max(0.0, std::round(size.draw(rng)))));
+    const double stratum = (static_cast<double>(f) + 0.5) / static_cast<double>(n);
+    p.sizes.push_back(static_cast<uint64_t>(std::max(0.0, std::round(size.quantile(stratum)))));
   }
+  std::shuffle(p.sizes.begin(), p.sizes.end(), rng);
   p.initial = p.sizes;
   p.made = p.sizes;
   p.state.assign(n, FileState::kFresh);
@@ -217,6 +225,7 @@ class Session {
     int flags = kind == SessionKind::kCreate   ? O_RDWR | O_CREAT | O_TRUNC
                 : kind == SessionKind::kAppend ? O_WRONLY | O_APPEND
                                                : O_RDWR;
+    const bool fresh = pool_.state[f_] == FileState::kFresh;  // its first use: what it held is not seen yet
     if (kind == SessionKind::kCreate) {
       pool_.create(f_);
     } else {
@@ -239,23 +248,13 @@ class Session {
       for (uint64_t k = 0, n = round_count(writes.draw(rng_), rng_); k < n && more(); ++k)
         write_after_sync(draw_length(create ? c_.create_write_request : c_.append_write_request), !create);
     } else if (u_(rng_) < c_.eof_share_of_plain()) {
-      if (u_(rng_) < c_.whole_read_fraction) {
-        w_.sync();  // the size read is the file's at this call's begin, whoever wrote it
-        // One read asking for all of it — of a file no larger than the class ever asked for.
-        uint64_t rest = pool_.sizes[f_] > position_ ? pool_.sizes[f_] - position_ : 0;
-        if (static_cast<double>(rest) <= c_.read_request.quantile(1.0)) {
-          read(std::max<uint64_t>(1, rest));
-          return close();
-        }
+      if (read_whole()) {
+        // one read asking for all of it
+      } else if (fresh) {
+        read_unseen_to_end(more);
+      } else {
+        read_to_end(more);
       }
-      // Reads of drawn sizes to the end, as many as such a session made at most (the 0-byte
-      // read included): a reader of small requests stops as it did, whatever the file's size.
-      constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();  // models made before the counts
-      bool zero = u_(rng_) < c_.zero_read_fraction;
-      uint64_t reads = c_.eof_session_reads.empty() ? kNoLimit : round_count(c_.eof_session_reads.draw(rng_), rng_);
-      if (zero && reads > 0 && reads != kNoLimit) --reads;
-      for (uint64_t k = 0; k < reads && more() && position_ < pool_.sizes[f_]; ++k) transfer(true);
-      if (zero) transfer(true);  // the reader that reads on to the 0
     } else {
       for (uint64_t k = 0, n = partial_length(); k < n && more(); ++k) {
         jumped_ = u_(rng_) >= c_.partial_sequential_fraction;
@@ -270,6 +269,74 @@ class Session {
 
  private:
   static constexpr int64_t kSessionFd = 3;
+  static constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();  // models made before the counts
+
+  // The reads of an end-of-file session, as many as such a session made at most (the 0-byte read
+  // included; kNoLimit without the counts), and whether it ends with the 0-byte read.
+  std::pair<uint64_t, bool> eof_reads() {
+    bool zero = u_(rng_) < c_.zero_read_fraction;
+    uint64_t reads = c_.eof_session_reads.empty() ? kNoLimit : round_count(c_.eof_session_reads.draw(rng_), rng_);
+    if (zero && reads > 0 && reads != kNoLimit) --reads;
+    return {reads, zero};
+  }
+  // Whether a read after a session's first one jumps (eof_jump_fraction): it then reads the
+  // file's tail, from `len` before its end, so the session still reaches the end.
+  bool draw_jump(uint64_t k) { return k > 0 && u_(rng_) < c_.eof_jump_fraction; }
+
+  // With whole_read_fraction, one read asking for all of the file — of a file no larger than the
+  // class ever asked for. False when not drawn or the file is larger.
+  bool read_whole() {
+    if (u_(rng_) >= c_.whole_read_fraction) return false;
+    w_.sync();  // the size read is the file's at this call's begin, whoever wrote it
+    uint64_t rest = pool_.sizes[f_] > position_ ? pool_.sizes[f_] - position_ : 0;
+    if (static_cast<double>(rest) > c_.read_request.quantile(1.0)) return false;
+    read(std::max<uint64_t>(1, rest));
+    return true;
+  }
+
+  // Reads of drawn sizes to the end of a file seen before, at most as many as such a session made
+  // (a reader of 8-byte requests stops as it did, whatever the file's size).
+  template <class More>
+  void read_to_end(More more) {
+    auto [reads, zero] = eof_reads();
+    for (uint64_t k = 0; k < reads && more() && position_ < pool_.sizes[f_]; ++k) {
+      tail_ = draw_jump(k);
+      transfer(true);
+      tail_ = false;
+    }
+    if (zero) transfer(true);  // the reader that reads on to the 0
+  }
+
+  // The first use of a file reads it to its end in several reads: what the path held before the
+  // trace is what these reads moved — a trace shows a file's size no other way — so each read
+  // moves a size drawn from the class's and the file's size follows from them (reads cut at a
+  // size drawn apart would move less than the class's reads did). Jumping reads re-read its tail.
+  template <class More>
+  void read_unseen_to_end(More more) {
+    auto [reads, zero] = eof_reads();
+    if (reads == kNoLimit) reads = 1;
+    std::vector<uint64_t> sequential, tails;
+    for (uint64_t k = 0; k < reads; ++k) (draw_jump(k) ? tails : sequential).push_back(draw_length(c_.read_size));
+    uint64_t size = 0;
+    for (uint64_t len : sequential) size += len;
+    pool_.sizes[f_] = pool_.initial[f_] = pool_.made[f_] = size;
+    for (uint64_t len : sequential) {
+      if (!more()) return;
+      w_.sync();
+      read(len);
+    }
+    for (uint64_t len : tails) {
+      if (!more()) return;
+      w_.sync();
+      position_ = size > len ? size - len : 0;
+      read(len);
+    }
+    if (zero && more()) {
+      w_.sync();
+      position_ = pool_.sizes[f_];
+      read(draw_length(c_.read_size));
+    }
+  }
 
   void close() {
     w_.call(kClose, {{ArgType::kFd, kSessionFd, path_}}, 0);
@@ -338,6 +405,7 @@ class Session {
   void transfer(bool is_read) {
     uint64_t len = draw_length(is_read ? c_.read_size : c_.plain_write_request);
     w_.sync();  // the size below is the file's size at this call's begin, whoever wrote it
+    if (is_read && tail_) position_ = pool_.sizes[f_] > len ? pool_.sizes[f_] - len : 0;
     if (is_read) return read(len);
     uint64_t size = pool_.sizes[f_];
     // A write at a random place rewrites the file in place, as a database page or a block
@@ -355,6 +423,7 @@ class Session {
   std::uniform_real_distribution<double> u_{0.0, 1.0};
   uint64_t position_ = 0;
   bool jumped_ = false;  // the transfer being made follows a jump to a random offset
+  bool tail_ = false;    // the read being made jumps to the file's tail (end-of-file sessions)
 };
 
 // The file of the next session (or name-space change), by the LRU stack model: a file this thread

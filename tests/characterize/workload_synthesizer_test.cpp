@@ -264,3 +264,87 @@ TEST(WorkloadSynthesizer, EveryNamespaceKindIsDrawn) {
 
 }  // namespace
 }  // namespace rastro::characterize
+
+namespace rastro::characterize {
+namespace {
+
+// Threads that read files to their end in two ways, 10 files each: a loader reading a library's
+// header (832 bytes at 0) and then its program headers again (784 at 64: a jump back, the end of
+// what the trace shows of the file), and a reader of 4096-byte requests going on to the 0-byte read.
+trace::Trace loader_and_reader_trace(int threads) {
+  using namespace trace;
+  Trace t;
+  t.header.backend = "test";
+  Arg buf{ArgType::kBuf, 0, kNoStr};
+  for (int32_t id = 100; id < 100 + threads; ++id) {
+    int64_t now = 1000 * id;
+    auto ev = [&](int32_t nr, int64_t rv, std::initializer_list<Arg> args) {
+      Event e;
+      e.pid = id;
+      e.tid = id;
+      e.nr = nr;
+      e.begin_ns = now;
+      e.end_ns = now + 3000;
+      e.rvalue = rv;
+      for (const Arg& a : args) e.args[e.nargs++] = a;
+      t.events.push_back(e);
+      now = e.end_ns + 1000;
+    };
+    auto open = [&](StrId path) {
+      ev(257, 3, {{ArgType::kDirFd, -100, kNoStr}, {ArgType::kPath, 0, path}, {ArgType::kOpenFlags, O_RDONLY, kNoStr},
+                  {ArgType::kMode, 0, kNoStr}});
+    };
+    for (int i = 0; i < 10; ++i) {
+      StrId lib = t.strings.intern("/lib/" + std::to_string(id) + "/" + std::to_string(i));
+      open(lib);
+      ev(0, 832, {{ArgType::kFd, 3, lib}, buf, {ArgType::kCount, 832, kNoStr}});
+      ev(17, 784, {{ArgType::kFd, 3, lib}, buf, {ArgType::kCount, 784, kNoStr}, {ArgType::kOffset, 64, kNoStr}});
+      ev(3, 0, {{ArgType::kFd, 3, lib}});
+      StrId data = t.strings.intern("/d/" + std::to_string(id) + "/" + std::to_string(i));
+      open(data);
+      ev(0, 4096, {{ArgType::kFd, 3, data}, buf, {ArgType::kCount, 4096, kNoStr}});
+      ev(0, 1000 + 100 * i, {{ArgType::kFd, 3, data}, buf, {ArgType::kCount, 4096, kNoStr}});
+      ev(0, 0, {{ArgType::kFd, 3, data}, buf, {ArgType::kCount, 4096, kNoStr}});
+      ev(3, 0, {{ArgType::kFd, 3, data}});
+    }
+  }
+  std::stable_sort(t.events.begin(), t.events.end(),
+                   [](const Event& a, const Event& b) { return a.begin_ns < b.begin_ns; });
+  for (size_t i = 0; i < t.events.size(); ++i) t.events[i].seq = i;
+  t.header.complete = true;
+  return t;
+}
+
+// The loader's jump back is in the model (half the reads after a session's first jumped) and in
+// the synthetic trace: its sequential fraction and read sizes round-trip, and every read returns
+// what the file declared before the trace held. (File sizes do not: a first reading's sizes are
+// drawn one by one, so the loader's 832 + 784 and the reader's 4096 + rest mix.)
+TEST(WorkloadSynthesizer, EndOfFileSessionsJumpAsTraced) {
+  WorkloadModel m = characterize(loader_and_reader_trace(4), "loader").model;
+  ASSERT_EQ(m.classes.size(), 1u);
+  const ClassModel& c = m.classes[0];
+  EXPECT_NEAR(c.eof_jump_fraction, 0.5, 1e-9);
+  EXPECT_NEAR(c.sequential_fraction, 0.75, 1e-9);
+  EXPECT_NEAR(c.eof_session_fraction, 1.0, 1e-9);
+  SynthOptions o;
+  o.threads = 24;
+  trace::Trace s = synthesize(m, o);
+  ValidationReport r = validate_synthetic(m, s);
+  for (const FeatureCheck& k : r.checks) {
+    if (k.feature == "sequential_fraction" || k.feature == "read_size") {
+      EXPECT_TRUE(k.pass) << validation_markdown(r);
+    }
+  }
+  expect_calls_consistent_with_file_state(s, declared_initial_sizes(s));
+  // Without the jumps in the model, every synthetic transfer is sequential: the check can fail.
+  WorkloadModel straight = m;
+  straight.classes[0].eof_jump_fraction = 0.0;
+  for (const FeatureCheck& k : validate_synthetic(m, synthesize(straight, o)).checks) {
+    if (k.feature == "sequential_fraction") {
+      EXPECT_FALSE(k.pass) << k.synthetic;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rastro::characterize
