@@ -87,6 +87,11 @@ struct ClassModel {
   bool shares_files() const { return shared_file_fraction > 0.5; }
   // The end-of-file share among plain sessions (eof_session_fraction is of all sessions, and
   // create and append sessions do not read).
+  // Transfers per partial session on descriptors the trace never opened (pipes, an inherited
+  // stdout): counted in partial_transfers_per_open, not in the sessions' lengths.
+  double sessionless_per_partial_session() const {
+    return partial_session_length.empty() ? 0.0 : std::max(0.0, partial_transfers_per_open - partial_session_length.mean);
+  }
   double eof_share_of_plain() const {
     double plain = 1.0 - create_fraction - append_fraction;
     return plain > 0 ? std::min(1.0, eof_session_fraction / plain) : 0.0;

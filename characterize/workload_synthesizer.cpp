@@ -31,7 +31,7 @@ using trace::kNoStr;
 using trace::StrId;
 
 // x86_64 syscall numbers of the calls a synthetic trace uses.
-constexpr int kWrite = 1, kClose = 3, kPread64 = 17, kPwrite64 = 18, kFsync = 74, kRmdir = 84, kOpenat = 257,
+constexpr int kRead = 0, kWrite = 1, kClose = 3, kPread64 = 17, kPwrite64 = 18, kFsync = 74, kRmdir = 84, kOpenat = 257,
               kMkdirat = 258, kMknodat = 259, kNewfstatat = 262, kUnlinkat = 263, kRenameat = 264, kLinkat = 265,
               kSymlinkat = 266;
 constexpr int64_t kAtFdcwd = -100;
@@ -220,6 +220,8 @@ class Session {
   Session(ThreadWriter& w, const ClassModel& c, FilePool& pool, size_t f, std::mt19937_64& rng)
       : w_(w), c_(c), pool_(pool), f_(f), path_(pool.paths[f]), rng_(rng) {}
 
+  bool partial() const { return partial_; }  // neither created, appended nor read to the end
+
   template <class More>
   void run(SessionKind kind, More more) {
     int flags = kind == SessionKind::kCreate   ? O_RDWR | O_CREAT | O_TRUNC
@@ -256,6 +258,7 @@ class Session {
         read_to_end(more);
       }
     } else {
+      partial_ = true;
       for (uint64_t k = 0, n = partial_length(); k < n && more(); ++k) {
         jumped_ = u_(rng_) >= c_.partial_sequential_fraction;
         if (jumped_) jump();
@@ -347,15 +350,16 @@ class Session {
     --pool_.open[f_];
   }
 
-  // Drawn from the class's session lengths, scaled to its transfers per session (stochastic
-  // rounding keeps the mean); geometric with that mean when no session length was seen.
+  // Drawn from the class's session lengths (the transfers on descriptors the trace never opened
+  // are the stream's: StreamWriter); geometric with the mean transfers per session when no
+  // session length was seen.
   uint64_t partial_length() {
     const EmpiricalDistribution& d = c_.partial_session_length;
-    if (d.empty() || d.mean <= 0) {
+    if (d.empty()) {
       std::geometric_distribution<uint64_t> g(1.0 / (1.0 + c_.partial_transfers_per_open));
       return g(rng_);
     }
-    return round_count(d.draw(rng_) * c_.partial_transfers_per_open / d.mean, rng_);
+    return round_count(d.draw(rng_), rng_);
   }
 
   void jump() {
@@ -428,6 +432,7 @@ class Session {
   uint64_t position_ = 0;
   bool jumped_ = false;  // the transfer being made follows a jump to a random offset
   bool tail_ = false;    // the read being made jumps to the file's tail (end-of-file sessions)
+  bool partial_ = false;
 };
 
 // The file of the next session (or name-space change), by the LRU stack model: a file this thread
@@ -588,6 +593,51 @@ class NamespaceWriter {
   std::discrete_distribution<size_t> kind_;
 };
 
+// Transfers on descriptors the trace never opened (a pipe, an inherited stdout), after each
+// partial session as many as the class made per such session: on /dev/zero, opened once when
+// first needed and closed at the thread's end — a file every replayer emulates (each call returns
+// what the trace says: replay/runtime/special_file.h), and one file, not sessions on pool files
+// whose sizes and session lengths they would change.
+class StreamWriter {
+ public:
+  StreamWriter(trace::Trace& t, ThreadWriter& w, const ClassModel& c, std::mt19937_64& rng)
+      : w_(w), c_(c), rng_(rng), path_(t.strings.intern("/dev/zero")) {}
+
+  template <class More>
+  void after_partial_session(More more) {
+    const double mean = c_.sessionless_per_partial_session();
+    if (mean <= 0) return;
+    std::geometric_distribution<uint64_t> g(1.0 / (1.0 + mean));
+    for (uint64_t k = 0, n = g(rng_); k < n && more(); ++k) transfer();
+  }
+  void finish() {
+    if (open_) w_.call(kClose, {{ArgType::kFd, kStreamFd, path_}}, 0);
+  }
+
+ private:
+  static constexpr int64_t kStreamFd = 4;  // the sessions' is 3
+
+  void transfer() {
+    if (!open_) {
+      w_.call(kOpenat, {{ArgType::kDirFd, kAtFdcwd, kNoStr}, {ArgType::kPath, 0, path_},
+                        {ArgType::kOpenFlags, O_RDWR, kNoStr}, {ArgType::kMode, 0, kNoStr}},
+              kStreamFd);
+      open_ = true;
+    }
+    const bool read = std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < c_.partial_read_fraction;
+    const EmpiricalDistribution& sizes = read ? c_.read_size : c_.plain_write_request.empty() ? c_.write_request : c_.plain_write_request;
+    const int64_t len = static_cast<int64_t>(std::max(1.0, std::round(sizes.draw(rng_))));
+    w_.call(read ? kRead : kWrite, {{ArgType::kFd, kStreamFd, path_}, {ArgType::kBuf, 0, kNoStr}, {ArgType::kCount, len, kNoStr}},
+            len);
+  }
+
+  ThreadWriter& w_;
+  const ClassModel& c_;
+  std::mt19937_64& rng_;
+  StrId path_;
+  bool open_ = false;
+};
+
 // Thread i of n takes the (i + 0.5) / n quantile of the class's calls per thread and start times,
 // so a model of a few threads is synthesized with the same spread, not a random pick of it.
 int64_t thread_start(const ClassModel& c, double stratum) {
@@ -615,6 +665,7 @@ void synthesize_thread(trace::Trace& t, const ClassModel& c, FilePool& pool, int
   ThreadWriter w(t, id, start, c, pool, rng, turns, turn);
   FileChooser files(c, pool, rng, stratum);
   NamespaceWriter names(t, w, c, pool, files, rng);
+  StreamWriter stream(t, w, c, rng);
   auto more = [&] { return o.duration_s ? w.now() < stop : w.calls() < target; };
   // A session is cut short only at the end of a --scale duration: cutting it at a call count
   // would bias the transfers per open down.
@@ -651,8 +702,11 @@ void synthesize_thread(trace::Trace& t, const ClassModel& c, FilePool& pool, int
       continue;
     }
     files.opened(f);
-    Session(w, c, pool, f, rng).run(kind, in_session);
+    Session session(w, c, pool, f, rng);
+    session.run(kind, in_session);
+    if (session.partial()) stream.after_partial_session(in_session);
   }
+  stream.finish();
 }
 
 }  // namespace
