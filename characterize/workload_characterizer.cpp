@@ -55,7 +55,7 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   c.threads = members.size();
   OpMix counts{};
   std::vector<double> read_sizes, write_sizes, think, duration, interarrival, calls, start, reuse;
-  std::vector<double> read_requests, write_requests, partial_lengths, whole_sizes;
+  std::vector<double> read_requests, write_requests, partial_lengths;
   std::vector<double> eof_read_counts, create_writes, append_writes, create_requests, append_requests, plain_requests;
   uint64_t recreations = 0, same_size_recreations = 0;
   uint64_t whole_reads = 0, create_sessions = 0, append_sessions = 0, kind_transfers = 0, kind_sequential = 0;
@@ -82,7 +82,6 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
     append(append_requests, t.append_write_requests);
     append(plain_requests, t.plain_write_requests);
     whole_reads += t.whole_read_sessions;
-    append(whole_sizes, t.whole_read_sizes);
     create_sessions += t.create_sessions;
     recreations += t.recreations;
     same_size_recreations += t.same_size_recreations;
@@ -154,7 +153,6 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   c.create_fraction = sessions ? static_cast<double>(create_sessions) / static_cast<double>(sessions) : 0.0;
   c.append_fraction = sessions ? static_cast<double>(append_sessions) / static_cast<double>(sessions) : 0.0;
   c.eof_session_reads = summarize(eof_read_counts);
-  c.whole_read_size = summarize(whole_sizes);
   // A session's first transfer (at 0, after the open) is sequential: the jumps are among the rest.
   c.eof_jump_fraction =
       eof_later ? std::min(1.0, static_cast<double>(eof_transfers - eof_sequential) / static_cast<double>(eof_later)) : 0.0;

@@ -58,10 +58,8 @@ struct ThreadFeatures {
   uint64_t eof_session_later_transfers = 0;  // their transfers after each one's first
   std::vector<double> eof_session_read_counts;  // read calls of each such session
   std::vector<double> partial_session_transfers;  // reads + writes of each other plain session
-  // Plain sessions that read the file to its end with one read asking for all of it, and the
-  // bytes each moved (the file's size).
+  // Plain sessions that read the file to its end with one read asking for all of it.
   uint64_t whole_read_sessions = 0;
-  std::vector<double> whole_read_sizes;
   // Sessions that created or appended, with the writes each made and the sizes those asked for.
   uint64_t create_sessions = 0, append_sessions = 0;
   // Create sessions on a file an earlier (closed) create session made, and those writing as many

@@ -81,7 +81,6 @@ nlohmann::json class_json(const ClassModel& c) {
           {"transfers_per_open", c.transfers_per_open},
           {"whole_read_fraction", c.whole_read_fraction},
           {"eof_jump_fraction", c.eof_jump_fraction},
-          {"whole_read_size", to_json(c.whole_read_size)},
           {"eof_session_reads", to_json(c.eof_session_reads)},
           {"create_fraction", c.create_fraction},
           {"recreate_same_size_fraction", c.recreate_same_size_fraction},
@@ -164,7 +163,6 @@ ClassModel class_from_json(const nlohmann::json& j, const std::string& where) {
     throw Error(fmt::format("{}: create_fraction + append_fraction is above 1", where));
   if (!(c.namespace_per_open >= 0.0)) throw Error(fmt::format("{}: namespace_per_open must be >= 0", where));
   c.eof_session_reads = optional_dist("eof_session_reads", {});
-  c.whole_read_size = optional_dist("whole_read_size", {});  // absent: a whole read reads the file as drawn
   c.distinct_files = optional_dist("distinct_files", {});
   c.new_file_curve = j.value("new_file_curve", std::vector<double>{});
   if (!c.new_file_curve.empty() && c.new_file_curve.size() != kNewFileCurveBins)

@@ -58,8 +58,6 @@ struct ClassModel {
   // the read calls each of the others made (a reader stops there even when its file is larger).
   double whole_read_fraction = 0.0;
   EmpiricalDistribution eof_session_reads;
-  // The bytes each whole read moved: the sizes of the files read whole.
-  EmpiricalDistribution whole_read_size;
   // Of those sessions' reads after the first, the share not at the end of the one before: a
   // reader going back or on (a loader reads a library's header at 0, then its program headers at
   // 64). Their first read, at 0 after the open, is sequential by definition.

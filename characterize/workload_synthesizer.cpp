@@ -250,7 +250,7 @@ class Session {
       for (uint64_t k = 0, n = round_count(writes.draw(rng_), rng_); k < n && more(); ++k)
         write_after_sync(draw_length(create ? c_.create_write_request : c_.append_write_request), !create);
     } else if (u_(rng_) < c_.eof_share_of_plain()) {
-      if (read_whole(fresh)) {
+      if (read_whole()) {
         // one read asking for all of it
       } else if (fresh) {
         read_unseen_to_end(more);
@@ -287,13 +287,9 @@ class Session {
   bool draw_jump(uint64_t k) { return k > 0 && u_(rng_) < c_.eof_jump_fraction; }
 
   // With whole_read_fraction, one read asking for all of the file — of a file no larger than the
-  // class ever asked for. False when not drawn or the file is larger. A file read for the first
-  // time is as large as a whole read of the class moved (what the trace showed of the files it
-  // read whole: the pool's sizes are also those of the files it wrote).
-  bool read_whole(bool fresh) {
+  // class ever asked for. False when not drawn or the file is larger.
+  bool read_whole() {
     if (u_(rng_) >= c_.whole_read_fraction) return false;
-    if (fresh && !c_.whole_read_size.empty())
-      pool_.sizes[f_] = pool_.initial[f_] = pool_.made[f_] = draw_length(c_.whole_read_size);
     w_.sync();  // the size read is the file's at this call's begin, whoever wrote it
     uint64_t rest = pool_.sizes[f_] > position_ ? pool_.sizes[f_] - position_ : 0;
     if (static_cast<double>(rest) > c_.read_request.quantile(1.0)) return false;

@@ -66,7 +66,7 @@ TEST(WorkloadModel, NamespaceKeysRoundTripAndMayBeAbsent) {
   EXPECT_GT(j["classes"][0]["namespace_mix"]["unlink"].get<double>(), 0.99);
   EXPECT_GT(j["classes"][0]["create_fraction"].get<double>(), 0.3);
   nlohmann::json old = j;
-  for (const char* key : {"whole_read_fraction", "eof_jump_fraction", "whole_read_size", "eof_session_reads", "incarnation_size", "base_size", "create_fraction", "append_fraction", "create_session_writes",
+  for (const char* key : {"whole_read_fraction", "eof_jump_fraction", "eof_session_reads", "incarnation_size", "base_size", "create_fraction", "append_fraction", "create_session_writes",
                           "append_session_writes", "create_write_request", "append_write_request", "plain_write_request",
                           "namespace_per_open", "namespace_mix", "namespace_failed_fraction"})
     old["classes"][0].erase(key);
