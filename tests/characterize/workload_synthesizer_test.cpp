@@ -274,46 +274,26 @@ namespace {
 // header (832 bytes at 0) and then its program headers again (784 at 64: a jump back, the end of
 // what the trace shows of the file), and a reader of 4096-byte requests going on to the 0-byte read.
 trace::Trace loader_and_reader_trace(int threads) {
-  using namespace trace;
-  Trace t;
-  t.header.backend = "test";
-  Arg buf{ArgType::kBuf, 0, kNoStr};
+  trace::Trace t;
   for (int32_t id = 100; id < 100 + threads; ++id) {
-    int64_t now = 1000 * id;
-    auto ev = [&](int32_t nr, int64_t rv, std::initializer_list<Arg> args) {
-      Event e;
-      e.pid = id;
-      e.tid = id;
-      e.nr = nr;
-      e.begin_ns = now;
-      e.end_ns = now + 3000;
-      e.rvalue = rv;
-      for (const Arg& a : args) e.args[e.nargs++] = a;
-      t.events.push_back(e);
-      now = e.end_ns + 1000;
-    };
-    auto open = [&](StrId path) {
-      ev(257, 3, {{ArgType::kDirFd, -100, kNoStr}, {ArgType::kPath, 0, path}, {ArgType::kOpenFlags, O_RDONLY, kNoStr},
-                  {ArgType::kMode, 0, kNoStr}});
-    };
+    int64_t clock = 1000 * id;
+    testing::CallWriter w(t, id, clock);
     for (int i = 0; i < 10; ++i) {
-      StrId lib = t.strings.intern("/lib/" + std::to_string(id) + "/" + std::to_string(i));
-      open(lib);
-      ev(0, 832, {{ArgType::kFd, 3, lib}, buf, {ArgType::kCount, 832, kNoStr}});
-      ev(17, 784, {{ArgType::kFd, 3, lib}, buf, {ArgType::kCount, 784, kNoStr}, {ArgType::kOffset, 64, kNoStr}});
-      ev(3, 0, {{ArgType::kFd, 3, lib}});
-      StrId data = t.strings.intern("/d/" + std::to_string(id) + "/" + std::to_string(i));
-      open(data);
-      ev(0, 4096, {{ArgType::kFd, 3, data}, buf, {ArgType::kCount, 4096, kNoStr}});
-      ev(0, 1000 + 100 * i, {{ArgType::kFd, 3, data}, buf, {ArgType::kCount, 4096, kNoStr}});
-      ev(0, 0, {{ArgType::kFd, 3, data}, buf, {ArgType::kCount, 4096, kNoStr}});
-      ev(3, 0, {{ArgType::kFd, 3, data}});
+      trace::StrId lib = w.path("/lib/" + std::to_string(id) + "/" + std::to_string(i));
+      w.open(lib, O_RDONLY);
+      w.read(lib, 832, 832);
+      w(17, 784, {{trace::ArgType::kFd, 3, lib}, {trace::ArgType::kBuf, 0, trace::kNoStr},
+                  {trace::ArgType::kCount, 784, trace::kNoStr}, {trace::ArgType::kOffset, 64, trace::kNoStr}});  // pread64
+      w.close(lib);
+      trace::StrId data = w.path("/d/" + std::to_string(id) + "/" + std::to_string(i));
+      w.open(data, O_RDONLY);
+      w.read(data, 4096, 4096);
+      w.read(data, 4096, 1000 + 100 * i);
+      w.read(data, 4096, 0);
+      w.close(data);
     }
   }
-  std::stable_sort(t.events.begin(), t.events.end(),
-                   [](const Event& a, const Event& b) { return a.begin_ns < b.begin_ns; });
-  for (size_t i = 0; i < t.events.size(); ++i) t.events[i].seq = i;
-  t.header.complete = true;
+  testing::finish(t);
   return t;
 }
 
