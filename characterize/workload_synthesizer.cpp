@@ -68,6 +68,9 @@ struct FilePool {
   std::vector<uint64_t> initial;    // the size it had then
   std::vector<uint64_t> made;       // the size it was last made with (initially: its first size)
   std::vector<uint32_t> open;       // sessions open on it now
+  // A session opened it (or a rename moved it): its size may show in the data moved. Until then
+  // its first reading to the end may still decide what it held (a stat does not show it).
+  std::vector<bool> sized;
   std::discrete_distribution<size_t> pick;
   std::vector<StrId> made_dirs;     // directories made and not yet removed
   std::map<StrId, size_t> index;    // path -> file
@@ -121,6 +124,7 @@ FilePool make_pool(const ClassModel& c, int32_t thread, trace::Trace& t, std::mt
   p.state.assign(n, FileState::kFresh);
   p.preexisting.assign(n, false);
   p.open.assign(n, 0);
+  p.sized.assign(n, false);
   p.busy_until.assign(n, 0);
   for (size_t f = 0; f < n; ++f) p.index[p.paths[f]] = f;
   p.pick = std::discrete_distribution<size_t>(weights.begin(), weights.end());
@@ -227,7 +231,9 @@ class Session {
     int flags = kind == SessionKind::kCreate   ? O_RDWR | O_CREAT | O_TRUNC
                 : kind == SessionKind::kAppend ? O_WRONLY | O_APPEND
                                                : O_RDWR;
-    const bool fresh = pool_.state[f_] == FileState::kFresh;  // its first use: what it held is not seen yet
+    // Its first session: what it held is not seen yet (a stat before does not show it).
+    const bool fresh = !pool_.sized[f_] && pool_.state[f_] != FileState::kAbsent;
+    pool_.sized[f_] = true;
     if (kind == SessionKind::kCreate) {
       pool_.create(f_);
     } else {
@@ -539,6 +545,7 @@ class NamespaceWriter {
         size_t to = from == none ? none : files_.choose([&](size_t g) { return g != from && pool_.open[g] == 0; });
         if (to == none) return w_.emit(kRenameat, {cwd(), path(missing()), cwd(), path(pool_.paths[0])}, -ENOENT);
         pool_.use(from);
+        pool_.sized[from] = pool_.sized[to] = true;
         uint64_t size = pool_.sizes[from];
         if (pool_.state[to] == FileState::kFresh) pool_.state[to] = FileState::kAbsent;  // a name it makes
         pool_.create(to);
