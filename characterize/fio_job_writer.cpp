@@ -54,17 +54,21 @@ std::string fio_job_text(const WorkloadModel& m, const SynthOptions& o) {
   for (const ClassModel& c : m.classes) {
     uint64_t threads = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(c.share * static_cast<double>(total))));
     double files_per_thread = c.threads ? static_cast<double>(c.files) / static_cast<double>(c.threads) : 1.0;
-    uint64_t nrfiles = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(files_per_thread)));
-    uint64_t filesize = std::max<uint64_t>(4096, static_cast<uint64_t>(std::llround(c.file_size.mean)));
+    uint64_t files = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(files_per_thread)));
     uint64_t think_us = static_cast<uint64_t>(std::llround(c.think_ns.mean / 1000.0));
     bool sequential = c.sequential_fraction >= 0.5;
     auto section = [&](const char* kind, bool writes, const EmpiricalDistribution& sizes, double bytes,
                        const char* seq_rw, const char* rand_rw) {
       uint64_t io = static_cast<uint64_t>(std::llround(bytes));
       if (io == 0 || sizes.empty()) return;
-      std::string s = fmt::format("\n[{}-{}]\nnumjobs={}\nrw={}\nbssplit={}\nio_size={}\nnrfiles={}\nfilesize={}\n",
-                                  c.name, kind, threads, sequential ? seq_rw : rand_rw, fio_bssplit(sizes), io,
-                                  nrfiles, std::max<uint64_t>(filesize, static_cast<uint64_t>(sizes.atoms.empty() ? sizes.quantiles.back() : sizes.atoms.back())));
+      // fio moves `size` bytes through the job's files once each, its last request in each file
+      // cut at the file's end — exactly, but for each file's size rounded down to a multiple of
+      // the smallest block: so at most as many files as keep that loss within 0.5 % of the bytes.
+      const std::string bssplit = fio_bssplit(sizes);
+      const uint64_t smallest = std::max<uint64_t>(1, std::stoull(bssplit.substr(0, bssplit.find('/'))));  // ascending
+      const uint64_t nrfiles = std::clamp<uint64_t>(io / 200 / smallest, 1, files);
+      std::string s = fmt::format("\n[{}-{}]\nnumjobs={}\nrw={}\nbssplit={}\nsize={}\nnrfiles={}\n", c.name, kind,
+                                  threads, sequential ? seq_rw : rand_rw, bssplit, io, nrfiles);
       if (think_us > 0) s += fmt::format("thinktime={}\n", think_us);
       if (writes && c.syncs_per_write > 0)
         s += fmt::format("fsync={}\n", std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(1.0 / c.syncs_per_write))));

@@ -1,7 +1,9 @@
 // A workload model as a fio job file: per class, a read job and a write job (numjobs = the
 // class's threads, scaled like `rastro synth --scale`) that move the class's mean bytes per
-// thread (io_size) with its request-size mix (bssplit), access pattern (sequential when most
-// transfers are), files per thread and size (nrfiles, filesize), think time and fsync rate.
+// thread (size: fio reads or writes its files once through, the last request of each cut at its
+// end, so the bytes are exact) with its request-size mix (bssplit), access pattern (sequential
+// when most transfers are), files per thread (nrfiles, fewer when the bytes are few: see the
+// writer), think time and fsync rate.
 // Reads and writes are separate jobs so fio moves exactly the model's bytes per operation class;
 // their interleaving within a thread is not reproduced (the iolog exporter keeps it).
 #pragma once

@@ -64,6 +64,7 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   std::vector<double> curve_opens(kNewFileCurveBins), curve_new(kNewFileCurveBins), distinct;
   uint64_t transfers = 0, sequential = 0, references = 0, rereferences = 0, first_references = 0;
   uint64_t sessions = 0, eof_sessions = 0, zero_read_sessions = 0, eof_reads = 0, eof_transfers = 0, eof_sequential = 0;
+  uint64_t eof_later = 0;
   std::map<uint32_t, uint64_t> file_refs;
   for (size_t i : members) {
     const ThreadFeatures& t = w.threads[i];
@@ -101,6 +102,7 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
     eof_reads += t.eof_session_reads;
     eof_transfers += t.eof_session_transfers;
     eof_sequential += t.eof_session_sequential;
+    eof_later += t.eof_session_later_transfers;
     append(think, t.think_ns);
     append(duration, t.duration_ns);
     append(interarrival, t.interarrival_ns);
@@ -138,8 +140,12 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   double opens = counts[at(OpCategory::kOpen)];
   c.transfers_per_open = (counts[at(OpCategory::kRead)] + counts[at(OpCategory::kWrite)]) / std::max(1.0, opens);
   c.eof_session_fraction = sessions ? static_cast<double>(eof_sessions) / static_cast<double>(sessions) : 0.0;
-  c.zero_read_fraction = eof_sessions ? static_cast<double>(zero_read_sessions) / static_cast<double>(eof_sessions) : 0.0;
   c.whole_read_fraction = eof_sessions ? static_cast<double>(whole_reads) / static_cast<double>(eof_sessions) : 0.0;
+  // Of the sessions not read whole (those with more than the one read): a whole read is the only
+  // read of its session, and the synthesizer draws the 0-byte read for the others.
+  c.zero_read_fraction = eof_sessions > whole_reads ? std::min(1.0, static_cast<double>(zero_read_sessions) /
+                                                                        static_cast<double>(eof_sessions - whole_reads))
+                                                    : 0.0;
   // Create and append sessions write (their writes drawn apart); every other read and write call
   // is a plain session's (transfers on descriptors never opened, as a pipe, included).
   c.recreate_same_size_fraction =
@@ -147,6 +153,9 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   c.create_fraction = sessions ? static_cast<double>(create_sessions) / static_cast<double>(sessions) : 0.0;
   c.append_fraction = sessions ? static_cast<double>(append_sessions) / static_cast<double>(sessions) : 0.0;
   c.eof_session_reads = summarize(eof_read_counts);
+  // A session's first transfer (at 0, after the open) is sequential: the jumps are among the rest.
+  c.eof_jump_fraction =
+      eof_later ? std::min(1.0, static_cast<double>(eof_transfers - eof_sequential) / static_cast<double>(eof_later)) : 0.0;
   c.distinct_files = summarize(distinct);
   // A bin no open fell in takes the one before (the first: every open is new).
   for (size_t b = 0; b < kNewFileCurveBins; ++b)
@@ -178,7 +187,7 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   double writes = counts[at(OpCategory::kWrite)];
   c.syncs_per_write = writes > 0 ? counts[at(OpCategory::kSync)] / writes : 0.0;
   c.files = file_refs.size();
-  std::vector<double> sizes, incarnation_sizes;
+  std::vector<double> sizes, incarnation_sizes, base_sizes;
   std::vector<double> refs;
   double total_refs = 0;
   uint64_t shared = 0;
@@ -186,12 +195,14 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
     shared += w.files[file].threads > 1;
     sizes.push_back(static_cast<double>(w.files[file].extent));
     for (uint64_t e : w.files[file].incarnation_extents) incarnation_sizes.push_back(static_cast<double>(e));
+    for (uint64_t b : w.files[file].incarnation_bases) base_sizes.push_back(static_cast<double>(b));
     refs.push_back(static_cast<double>(n));
     total_refs += static_cast<double>(n);
   }
   c.shared_file_fraction = c.files ? static_cast<double>(shared) / static_cast<double>(c.files) : 0.0;
   c.file_size = summarize(sizes);
   c.incarnation_size = summarize(incarnation_sizes);
+  c.base_size = summarize(base_sizes);
   std::sort(refs.begin(), refs.end(), std::greater<>());
   for (double r : refs) c.popularity.push_back(total_refs > 0 ? r / total_refs : 0.0);
   return c;

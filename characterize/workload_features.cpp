@@ -74,12 +74,14 @@ void commit_session(ThreadFeatures& t, const Session& s, const std::vector<uint6
     t.partial_session_transfers.push_back(static_cast<double>(s.reads + s.writes));
     return;
   }
-  t.whole_read_sessions += s.reads == 1 && s.largest_request >= extent;
+  const bool whole = s.reads == 1 && s.largest_request >= extent;
+  t.whole_read_sessions += whole;
   ++t.eof_sessions;
   t.zero_read_sessions += s.zero_read;
   t.eof_session_reads += s.reads;
-  t.eof_session_read_counts.push_back(static_cast<double>(s.reads));
+  if (!whole) t.eof_session_read_counts.push_back(static_cast<double>(s.reads));  // a whole read is one
   t.eof_session_transfers += s.transfers;
+  t.eof_session_later_transfers += s.transfers > 0 ? s.transfers - 1 : 0;
   t.eof_session_sequential += s.sequential;
 }
 
@@ -235,6 +237,10 @@ WorkloadFeatures measure_features(const trace::Trace& trace) {
   std::vector<uint64_t> incarnation_extent;
   std::vector<uint32_t> incarnation_file;
   std::vector<bool> incarnation_moved_data, incarnation_made;  // made: in the trace, from empty
+  // What an incarnation held before its first append, when the trace shows it (it was made in
+  // the trace, or data moved before): the size appends grow a file from.
+  std::vector<uint64_t> incarnation_base;
+  std::vector<bool> incarnation_appended, incarnation_base_known;
   std::vector<uint32_t> incarnation_of(files.size());
   auto new_incarnation = [&](uint32_t file) {
     incarnation_of[file] = static_cast<uint32_t>(incarnation_extent.size());
@@ -242,6 +248,9 @@ WorkloadFeatures measure_features(const trace::Trace& trace) {
     incarnation_file.push_back(file);
     incarnation_moved_data.push_back(false);
     incarnation_made.push_back(true);
+    incarnation_base.push_back(0);
+    incarnation_appended.push_back(false);
+    incarnation_base_known.push_back(false);
   };
   for (uint32_t f = 0; f < files.size(); ++f) {
     new_incarnation(f);
@@ -340,11 +349,18 @@ WorkloadFeatures measure_features(const trace::Trace& trace) {
       if (s) s->zero_read = true;
       continue;
     }
-    incarnation_moved_data[incarnation_of[a.file]] = true;
-    uint64_t& live = incarnation_extent[incarnation_of[a.file]];
+    const uint32_t inc = incarnation_of[a.file];
+    uint64_t& live = incarnation_extent[inc];
     // An O_APPEND write lands at the end of what the path holds now (the access log puts it at
     // the largest extent the path ever had, across truncations and removals).
-    uint64_t offset = s && s->kind == SessionKind::kAppend && a.kind == trace::AccessKind::kWrite ? live : a.offset;
+    const bool append = s && s->kind == SessionKind::kAppend && a.kind == trace::AccessKind::kWrite;
+    if (append && !incarnation_appended[inc]) {
+      incarnation_appended[inc] = true;
+      incarnation_base[inc] = live;
+      incarnation_base_known[inc] = incarnation_made[inc] || incarnation_moved_data[inc];
+    }
+    incarnation_moved_data[inc] = true;
+    uint64_t offset = append ? live : a.offset;
     if (s && a.kind == trace::AccessKind::kRead) {
       s->read_end = offset + a.bytes;
       s->size_at_read = live;
@@ -383,7 +399,12 @@ WorkloadFeatures measure_features(const trace::Trace& trace) {
   }
   for (size_t i = 0; i < files.size(); ++i) files[i].threads = touched[i].size();
   for (size_t i = 0; i < incarnation_extent.size(); ++i)
-    if (incarnation_moved_data[i]) files[incarnation_file[i]].incarnation_extents.push_back(incarnation_extent[i]);
+    if (incarnation_moved_data[i]) {
+      FileFeatures& f = files[incarnation_file[i]];
+      f.incarnation_extents.push_back(incarnation_extent[i]);
+      if (!incarnation_appended[i]) f.incarnation_bases.push_back(incarnation_extent[i]);
+      else if (incarnation_base_known[i]) f.incarnation_bases.push_back(incarnation_base[i]);
+    }
   for (auto& [key, t] : threads)
     for (const auto& [file, s] : state[key].open) finished.push_back({&t, s});  // never closed
   for (const auto& [t, s] : finished) commit_session(*t, s, incarnation_extent);

@@ -55,6 +55,7 @@ struct ThreadFeatures {
   // with the read calls (end-of-file reads included), transfers and sequential transfers in them.
   uint64_t sessions = 0, eof_sessions = 0, zero_read_sessions = 0;
   uint64_t eof_session_reads = 0, eof_session_transfers = 0, eof_session_sequential = 0;
+  uint64_t eof_session_later_transfers = 0;  // their transfers after each one's first
   std::vector<double> eof_session_read_counts;  // read calls of each such session
   std::vector<double> partial_session_transfers;  // reads + writes of each other plain session
   // Plain sessions that read the file to its end with one read asking for all of it.
@@ -86,6 +87,10 @@ struct FileFeatures {
   // current incarnation).
   uint64_t extent = 0;
   std::vector<uint64_t> incarnation_extents;  // of each incarnation that moved data
+  // Of those, what each held before its first append (its extent when never appended), where the
+  // trace shows it: an append to a file that existed before the trace and was not read first
+  // does not tell how large it was.
+  std::vector<uint64_t> incarnation_bases;
   uint64_t opens = 0, reads = 0, writes = 0;
   uint64_t read_bytes = 0, write_bytes = 0;
   uint64_t threads = 0;  // distinct threads that touched it

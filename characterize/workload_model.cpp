@@ -71,6 +71,7 @@ nlohmann::json class_json(const ClassModel& c) {
           {"start_ns", to_json(c.start_ns)},
           {"file_size", to_json(c.file_size)},
           {"incarnation_size", to_json(c.incarnation_size)},
+          {"base_size", to_json(c.base_size)},
           {"reuse_distance", to_json(c.reuse_distance)},
           {"sequential_fraction", c.sequential_fraction},
           {"reuse_fraction", c.reuse_fraction},
@@ -79,6 +80,7 @@ nlohmann::json class_json(const ClassModel& c) {
           {"distinct_files", to_json(c.distinct_files)},
           {"transfers_per_open", c.transfers_per_open},
           {"whole_read_fraction", c.whole_read_fraction},
+          {"eof_jump_fraction", c.eof_jump_fraction},
           {"eof_session_reads", to_json(c.eof_session_reads)},
           {"create_fraction", c.create_fraction},
           {"recreate_same_size_fraction", c.recreate_same_size_fraction},
@@ -146,16 +148,17 @@ ClassModel class_from_json(const nlohmann::json& j, const std::string& where) {
     return j.contains(key) ? dist(key) : otherwise;
   };
   c.whole_read_fraction = j.value("whole_read_fraction", 0.0);
+  c.eof_jump_fraction = j.value("eof_jump_fraction", 0.0);  // absent in models made before it
   c.create_fraction = j.value("create_fraction", 0.0);
   c.recreate_same_size_fraction = j.value("recreate_same_size_fraction", 0.0);
   c.append_fraction = j.value("append_fraction", 0.0);
   c.namespace_per_open = j.value("namespace_per_open", 0.0);
   c.namespace_failed_fraction = j.value("namespace_failed_fraction", 0.0);
-  for (double f : {c.whole_read_fraction, c.create_fraction, c.append_fraction, c.recreate_same_size_fraction,
-                   c.namespace_failed_fraction})
+  for (double f : {c.whole_read_fraction, c.eof_jump_fraction, c.create_fraction, c.append_fraction,
+                   c.recreate_same_size_fraction, c.namespace_failed_fraction})
     if (!(f >= 0.0 && f <= 1.0))
-      throw Error(fmt::format("{}: whole_read_fraction, create_fraction, append_fraction, recreate_same_size_fraction "
-                              "and namespace_failed_fraction must be in [0, 1]", where));
+      throw Error(fmt::format("{}: whole_read_fraction, eof_jump_fraction, create_fraction, append_fraction, "
+                              "recreate_same_size_fraction and namespace_failed_fraction must be in [0, 1]", where));
   if (!(c.create_fraction + c.append_fraction <= 1.0 + 1e-9))
     throw Error(fmt::format("{}: create_fraction + append_fraction is above 1", where));
   if (!(c.namespace_per_open >= 0.0)) throw Error(fmt::format("{}: namespace_per_open must be >= 0", where));
@@ -167,6 +170,7 @@ ClassModel class_from_json(const nlohmann::json& j, const std::string& where) {
   for (double p : c.new_file_curve)
     if (!(p >= 0.0 && p <= 1.0)) throw Error(fmt::format("{}: a new_file_curve value is outside [0, 1]", where));
   c.incarnation_size = optional_dist("incarnation_size", c.file_size);
+  c.base_size = optional_dist("base_size", c.incarnation_size);  // models made before it: appends not told apart
   c.create_session_writes = optional_dist("create_session_writes", {});
   c.append_session_writes = optional_dist("append_session_writes", {});
   c.create_write_request = optional_dist("create_write_request", c.write_request);

@@ -31,6 +31,9 @@ struct ClassModel {
   EmpiricalDistribution calls_per_thread, start_ns;
   EmpiricalDistribution file_size;               // extents of the files the class touches
   EmpiricalDistribution incarnation_size;        // extents of each incarnation of those files
+  // What incarnations held before their first append (where the trace shows it): the size a
+  // synthetic file starts from, which its appends then grow, as the traced ones grew.
+  EmpiricalDistribution base_size;
   EmpiricalDistribution reuse_distance;
   double sequential_fraction = 0.0;  // transfers starting where the thread's last one ended
   double reuse_fraction = 0.0;       // opens of a file the thread opened before / opens
@@ -45,15 +48,20 @@ struct ClassModel {
   // their read + write calls per open, the reads' share and the sequential transfers' share.
   double failed_open_fraction = 0.0;  // opens that failed (a program probing for files)
   double eof_session_fraction = 0.0;
-  double zero_read_fraction = 0.0;  // of those sessions, the share ending in a 0-byte read
+  // Of those sessions not read whole (below), the share ending in a 0-byte read.
+  double zero_read_fraction = 0.0;
   double partial_transfers_per_open = 0.0, partial_read_fraction = 0.0, partial_sequential_fraction = 0.0;
   // Reads + writes per such session, as seen inside sessions (transfers on descriptors the trace
   // never opened, as a pipe, count in partial_transfers_per_open only: lengths are scaled to it).
   EmpiricalDistribution partial_session_length;
   // Of the end-of-file sessions, those reading the file with one read asking for all of it, and
-  // the read calls each made (a reader stops there even when its file is larger).
+  // the read calls each of the others made (a reader stops there even when its file is larger).
   double whole_read_fraction = 0.0;
   EmpiricalDistribution eof_session_reads;
+  // Of those sessions' reads after the first, the share not at the end of the one before: a
+  // reader going back or on (a loader reads a library's header at 0, then its program headers at
+  // 64). Their first read, at 0 after the open, is sequential by definition.
+  double eof_jump_fraction = 0.0;
   // Sessions that create (or truncate) their file and sessions that append to it: their shares of
   // the sessions, the writes each makes and the sizes those ask for. The other sessions' writes
   // draw from plain_write_request.
@@ -77,6 +85,11 @@ struct ClassModel {
   bool shares_files() const { return shared_file_fraction > 0.5; }
   // The end-of-file share among plain sessions (eof_session_fraction is of all sessions, and
   // create and append sessions do not read).
+  // Transfers per partial session on descriptors the trace never opened (pipes, an inherited
+  // stdout): counted in partial_transfers_per_open, not in the sessions' lengths.
+  double sessionless_per_partial_session() const {
+    return partial_session_length.empty() ? 0.0 : std::max(0.0, partial_transfers_per_open - partial_session_length.mean);
+  }
   double eof_share_of_plain() const {
     double plain = 1.0 - create_fraction - append_fraction;
     return plain > 0 ? std::min(1.0, eof_session_fraction / plain) : 0.0;

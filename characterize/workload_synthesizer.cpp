@@ -12,6 +12,8 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -29,7 +31,7 @@ using trace::kNoStr;
 using trace::StrId;
 
 // x86_64 syscall numbers of the calls a synthetic trace uses.
-constexpr int kWrite = 1, kClose = 3, kPread64 = 17, kPwrite64 = 18, kFsync = 74, kRmdir = 84, kOpenat = 257,
+constexpr int kRead = 0, kWrite = 1, kClose = 3, kPread64 = 17, kPwrite64 = 18, kFsync = 74, kRmdir = 84, kOpenat = 257,
               kMkdirat = 258, kMknodat = 259, kNewfstatat = 262, kUnlinkat = 263, kRenameat = 264, kLinkat = 265,
               kSymlinkat = 266;
 constexpr int64_t kAtFdcwd = -100;
@@ -66,6 +68,9 @@ struct FilePool {
   std::vector<uint64_t> initial;    // the size it had then
   std::vector<uint64_t> made;       // the size it was last made with (initially: its first size)
   std::vector<uint32_t> open;       // sessions open on it now
+  // A session opened it (or a rename moved it): its size may show in the data moved. Until then
+  // its first reading to the end may still decide what it held (a stat does not show it).
+  std::vector<bool> sized;
   std::discrete_distribution<size_t> pick;
   std::vector<StrId> made_dirs;     // directories made and not yet removed
   std::map<StrId, size_t> index;    // path -> file
@@ -102,17 +107,24 @@ FilePool make_pool(const ClassModel& c, int32_t thread, trace::Trace& t, std::mt
     // Rank r of the scaled pool takes the popularity of rank r * P / n of the original.
     for (size_t r = 0; r < n; ++r) weights[r] = c.popularity[std::min(c.popularity.size() - 1, r * c.popularity.size() / n)];
   }
+  // What each path held before the trace: what an incarnation held before its appends (which the
+  // synthetic appends then add, as the traced ones did; file_size is the largest a path reached).
+  // File f takes the (f + 1/2)/n quantile, the files in a random order: the pool's sizes are the
+  // model's distribution itself, not a sample of it (whose noise every whole-file read repeats).
+  const EmpiricalDistribution& size = !c.base_size.empty() ? c.base_size
+                                      : c.incarnation_size.empty() ? c.file_size : c.incarnation_size;
   for (size_t f = 0; f < n; ++f) {
     p.paths.push_back(t.strings.intern(fmt::format("{}/f{}", p.dir, f)));
-    // What the path held before the trace: one incarnation (file_size is the largest of them).
-    const EmpiricalDistribution& size = c.incarnation_size.empty() ? c.file_size : c.incarnation_size;
-    p.sizes.push_back(static_cast<uint64_t>(std::max(0.0, std::round(size.draw(rng)))));
+    const double stratum = (static_cast<double>(f) + 0.5) / static_cast<double>(n);
+    p.sizes.push_back(static_cast<uint64_t>(std::max(0.0, std::round(size.quantile(stratum)))));
   }
+  std::shuffle(p.sizes.begin(), p.sizes.end(), rng);
   p.initial = p.sizes;
   p.made = p.sizes;
   p.state.assign(n, FileState::kFresh);
   p.preexisting.assign(n, false);
   p.open.assign(n, 0);
+  p.sized.assign(n, false);
   p.busy_until.assign(n, 0);
   for (size_t f = 0; f < n; ++f) p.index[p.paths[f]] = f;
   p.pick = std::discrete_distribution<size_t>(weights.begin(), weights.end());
@@ -212,11 +224,16 @@ class Session {
   Session(ThreadWriter& w, const ClassModel& c, FilePool& pool, size_t f, std::mt19937_64& rng)
       : w_(w), c_(c), pool_(pool), f_(f), path_(pool.paths[f]), rng_(rng) {}
 
+  bool partial() const { return partial_; }  // neither created, appended nor read to the end
+
   template <class More>
   void run(SessionKind kind, More more) {
     int flags = kind == SessionKind::kCreate   ? O_RDWR | O_CREAT | O_TRUNC
                 : kind == SessionKind::kAppend ? O_WRONLY | O_APPEND
                                                : O_RDWR;
+    // Its first session: what it held is not seen yet (a stat before does not show it).
+    const bool fresh = !pool_.sized[f_] && pool_.state[f_] != FileState::kAbsent;
+    pool_.sized[f_] = true;
     if (kind == SessionKind::kCreate) {
       pool_.create(f_);
     } else {
@@ -239,24 +256,15 @@ class Session {
       for (uint64_t k = 0, n = round_count(writes.draw(rng_), rng_); k < n && more(); ++k)
         write_after_sync(draw_length(create ? c_.create_write_request : c_.append_write_request), !create);
     } else if (u_(rng_) < c_.eof_share_of_plain()) {
-      if (u_(rng_) < c_.whole_read_fraction) {
-        w_.sync();  // the size read is the file's at this call's begin, whoever wrote it
-        // One read asking for all of it — of a file no larger than the class ever asked for.
-        uint64_t rest = pool_.sizes[f_] > position_ ? pool_.sizes[f_] - position_ : 0;
-        if (static_cast<double>(rest) <= c_.read_request.quantile(1.0)) {
-          read(std::max<uint64_t>(1, rest));
-          return close();
-        }
+      if (read_whole()) {
+        // one read asking for all of it
+      } else if (fresh) {
+        read_unseen_to_end(more);
+      } else {
+        read_to_end(more);
       }
-      // Reads of drawn sizes to the end, as many as such a session made at most (the 0-byte
-      // read included): a reader of small requests stops as it did, whatever the file's size.
-      constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();  // models made before the counts
-      bool zero = u_(rng_) < c_.zero_read_fraction;
-      uint64_t reads = c_.eof_session_reads.empty() ? kNoLimit : round_count(c_.eof_session_reads.draw(rng_), rng_);
-      if (zero && reads > 0 && reads != kNoLimit) --reads;
-      for (uint64_t k = 0; k < reads && more() && position_ < pool_.sizes[f_]; ++k) transfer(true);
-      if (zero) transfer(true);  // the reader that reads on to the 0
     } else {
+      partial_ = true;
       for (uint64_t k = 0, n = partial_length(); k < n && more(); ++k) {
         jumped_ = u_(rng_) >= c_.partial_sequential_fraction;
         if (jumped_) jump();
@@ -270,21 +278,90 @@ class Session {
 
  private:
   static constexpr int64_t kSessionFd = 3;
+  static constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();  // models made before the counts
+
+  // The reads of an end-of-file session, as many as such a session made at most (the 0-byte read
+  // included; kNoLimit without the counts), and whether it ends with the 0-byte read.
+  std::pair<uint64_t, bool> eof_reads() {
+    bool zero = u_(rng_) < c_.zero_read_fraction;
+    uint64_t reads = c_.eof_session_reads.empty() ? kNoLimit : round_count(c_.eof_session_reads.draw(rng_), rng_);
+    if (zero && reads > 0 && reads != kNoLimit) --reads;
+    return {reads, zero};
+  }
+  // Whether a read after a session's first one jumps (eof_jump_fraction): it then reads the
+  // file's tail, from `len` before its end, so the session still reaches the end.
+  bool draw_jump(uint64_t k) { return k > 0 && u_(rng_) < c_.eof_jump_fraction; }
+
+  // With whole_read_fraction, one read asking for all of the file — of a file no larger than the
+  // class ever asked for. False when not drawn or the file is larger.
+  bool read_whole() {
+    if (u_(rng_) >= c_.whole_read_fraction) return false;
+    w_.sync();  // the size read is the file's at this call's begin, whoever wrote it
+    uint64_t rest = pool_.sizes[f_] > position_ ? pool_.sizes[f_] - position_ : 0;
+    if (static_cast<double>(rest) > c_.read_request.quantile(1.0)) return false;
+    read(std::max<uint64_t>(1, rest));
+    return true;
+  }
+
+  // Reads of drawn sizes to the end of a file seen before, at most as many as such a session made
+  // (a reader of 8-byte requests stops as it did, whatever the file's size).
+  template <class More>
+  void read_to_end(More more) {
+    auto [reads, zero] = eof_reads();
+    for (uint64_t k = 0; k < reads && more() && position_ < pool_.sizes[f_]; ++k) {
+      tail_ = draw_jump(k);
+      transfer(true);
+      tail_ = false;
+    }
+    if (zero) transfer(true);  // the reader that reads on to the 0
+  }
+
+  // The first use of a file reads it to its end in several reads: what the path held before the
+  // trace is what these reads moved — a trace shows a file's size no other way — so each read
+  // moves a size drawn from the class's and the file's size follows from them (reads cut at a
+  // size drawn apart would move less than the class's reads did). Jumping reads re-read its tail.
+  template <class More>
+  void read_unseen_to_end(More more) {
+    auto [reads, zero] = eof_reads();
+    if (reads == kNoLimit) reads = 1;
+    std::vector<uint64_t> sequential, tails;
+    for (uint64_t k = 0; k < reads; ++k) (draw_jump(k) ? tails : sequential).push_back(draw_length(c_.read_size));
+    uint64_t size = 0;
+    for (uint64_t len : sequential) size += len;
+    pool_.sizes[f_] = pool_.initial[f_] = pool_.made[f_] = size;
+    for (uint64_t len : sequential) {
+      if (!more()) return;
+      w_.sync();
+      read(len);
+    }
+    for (uint64_t len : tails) {
+      if (!more()) return;
+      w_.sync();
+      position_ = size > len ? size - len : 0;
+      read(len);
+    }
+    if (zero && more()) {
+      w_.sync();
+      position_ = pool_.sizes[f_];
+      read(draw_length(c_.read_size));
+    }
+  }
 
   void close() {
     w_.call(kClose, {{ArgType::kFd, kSessionFd, path_}}, 0);
     --pool_.open[f_];
   }
 
-  // Drawn from the class's session lengths, scaled to its transfers per session (stochastic
-  // rounding keeps the mean); geometric with that mean when no session length was seen.
+  // Drawn from the class's session lengths (the transfers on descriptors the trace never opened
+  // are the stream's: StreamWriter); geometric with the mean transfers per session when no
+  // session length was seen.
   uint64_t partial_length() {
     const EmpiricalDistribution& d = c_.partial_session_length;
-    if (d.empty() || d.mean <= 0) {
+    if (d.empty()) {
       std::geometric_distribution<uint64_t> g(1.0 / (1.0 + c_.partial_transfers_per_open));
       return g(rng_);
     }
-    return round_count(d.draw(rng_) * c_.partial_transfers_per_open / d.mean, rng_);
+    return round_count(d.draw(rng_), rng_);
   }
 
   void jump() {
@@ -338,6 +415,7 @@ class Session {
   void transfer(bool is_read) {
     uint64_t len = draw_length(is_read ? c_.read_size : c_.plain_write_request);
     w_.sync();  // the size below is the file's size at this call's begin, whoever wrote it
+    if (is_read && tail_) position_ = pool_.sizes[f_] > len ? pool_.sizes[f_] - len : 0;
     if (is_read) return read(len);
     uint64_t size = pool_.sizes[f_];
     // A write at a random place rewrites the file in place, as a database page or a block
@@ -355,6 +433,8 @@ class Session {
   std::uniform_real_distribution<double> u_{0.0, 1.0};
   uint64_t position_ = 0;
   bool jumped_ = false;  // the transfer being made follows a jump to a random offset
+  bool tail_ = false;    // the read being made jumps to the file's tail (end-of-file sessions)
+  bool partial_ = false;
 };
 
 // The file of the next session (or name-space change), by the LRU stack model: a file this thread
@@ -465,6 +545,7 @@ class NamespaceWriter {
         size_t to = from == none ? none : files_.choose([&](size_t g) { return g != from && pool_.open[g] == 0; });
         if (to == none) return w_.emit(kRenameat, {cwd(), path(missing()), cwd(), path(pool_.paths[0])}, -ENOENT);
         pool_.use(from);
+        pool_.sized[from] = pool_.sized[to] = true;
         uint64_t size = pool_.sizes[from];
         if (pool_.state[to] == FileState::kFresh) pool_.state[to] = FileState::kAbsent;  // a name it makes
         pool_.create(to);
@@ -515,6 +596,51 @@ class NamespaceWriter {
   std::discrete_distribution<size_t> kind_;
 };
 
+// Transfers on descriptors the trace never opened (a pipe, an inherited stdout), after each
+// partial session as many as the class made per such session: on /dev/zero, opened once when
+// first needed and closed at the thread's end — a file every replayer emulates (each call returns
+// what the trace says: replay/runtime/special_file.h), and one file, not sessions on pool files
+// whose sizes and session lengths they would change.
+class StreamWriter {
+ public:
+  StreamWriter(trace::Trace& t, ThreadWriter& w, const ClassModel& c, std::mt19937_64& rng)
+      : w_(w), c_(c), rng_(rng), path_(t.strings.intern("/dev/zero")) {}
+
+  template <class More>
+  void after_partial_session(More more) {
+    const double mean = c_.sessionless_per_partial_session();
+    if (mean <= 0) return;
+    std::geometric_distribution<uint64_t> g(1.0 / (1.0 + mean));
+    for (uint64_t k = 0, n = g(rng_); k < n && more(); ++k) transfer();
+  }
+  void finish() {
+    if (open_) w_.call(kClose, {{ArgType::kFd, kStreamFd, path_}}, 0);
+  }
+
+ private:
+  static constexpr int64_t kStreamFd = 4;  // the sessions' is 3
+
+  void transfer() {
+    if (!open_) {
+      w_.call(kOpenat, {{ArgType::kDirFd, kAtFdcwd, kNoStr}, {ArgType::kPath, 0, path_},
+                        {ArgType::kOpenFlags, O_RDWR, kNoStr}, {ArgType::kMode, 0, kNoStr}},
+              kStreamFd);
+      open_ = true;
+    }
+    const bool read = std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < c_.partial_read_fraction;
+    const EmpiricalDistribution& sizes = read ? c_.read_size : c_.plain_write_request.empty() ? c_.write_request : c_.plain_write_request;
+    const int64_t len = static_cast<int64_t>(std::max(1.0, std::round(sizes.draw(rng_))));
+    w_.call(read ? kRead : kWrite, {{ArgType::kFd, kStreamFd, path_}, {ArgType::kBuf, 0, kNoStr}, {ArgType::kCount, len, kNoStr}},
+            len);
+  }
+
+  ThreadWriter& w_;
+  const ClassModel& c_;
+  std::mt19937_64& rng_;
+  StrId path_;
+  bool open_ = false;
+};
+
 // Thread i of n takes the (i + 0.5) / n quantile of the class's calls per thread and start times,
 // so a model of a few threads is synthesized with the same spread, not a random pick of it.
 int64_t thread_start(const ClassModel& c, double stratum) {
@@ -542,6 +668,7 @@ void synthesize_thread(trace::Trace& t, const ClassModel& c, FilePool& pool, int
   ThreadWriter w(t, id, start, c, pool, rng, turns, turn);
   FileChooser files(c, pool, rng, stratum);
   NamespaceWriter names(t, w, c, pool, files, rng);
+  StreamWriter stream(t, w, c, rng);
   auto more = [&] { return o.duration_s ? w.now() < stop : w.calls() < target; };
   // A session is cut short only at the end of a --scale duration: cutting it at a call count
   // would bias the transfers per open down.
@@ -578,8 +705,11 @@ void synthesize_thread(trace::Trace& t, const ClassModel& c, FilePool& pool, int
       continue;
     }
     files.opened(f);
-    Session(w, c, pool, f, rng).run(kind, in_session);
+    Session session(w, c, pool, f, rng);
+    session.run(kind, in_session);
+    if (session.partial()) stream.after_partial_session(in_session);
   }
+  stream.finish();
 }
 
 }  // namespace

@@ -31,8 +31,8 @@ TEST(FioJobWriter, Bssplit) {
 TEST(FioJobWriter, JobText) {
   WorkloadModel m = characterize(testing::two_class_trace(6, 3), "two").model;
   std::string job = fio_job_text(m, {});
-  EXPECT_NE(job.find("[c0-read]\nnumjobs=6\nrw=read\nbssplit=65536/100\nio_size=6553600\n"), std::string::npos) << job;
-  EXPECT_NE(job.find("[c1-write]\nnumjobs=3\nrw=randwrite\nbssplit=4096/100\nio_size=204800\n"), std::string::npos) << job;
+  EXPECT_NE(job.find("[c0-read]\nnumjobs=6\nrw=read\nbssplit=65536/100\nsize=6553600\nnrfiles=1\n"), std::string::npos) << job;
+  EXPECT_NE(job.find("[c1-write]\nnumjobs=3\nrw=randwrite\nbssplit=4096/100\nsize=204800\nnrfiles=1\n"), std::string::npos) << job;
   EXPECT_NE(job.find("fsync=1\n"), std::string::npos);
   EXPECT_EQ(job.find("[c0-write]"), std::string::npos) << "readers write nothing";
   SynthOptions scaled;

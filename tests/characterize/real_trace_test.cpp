@@ -1,12 +1,16 @@
 // The real traces of tests/fixtures/characterize (README there): their fio iolog replayed by the
 // installed fio moves exactly the bytes the traced calls moved (summed here from the events), and
-// the synthetic trace drawn from each one's model replays completely with `rastro replay --init`.
+// the synthetic trace drawn from each one's model replays completely with `rastro replay --init`,
+// the fio job drawn from it moves the traced bytes per operation class, and the model ->
+// synthetic -> model round trip holds every feature within its tolerance.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -45,16 +49,26 @@ class RealTrace : public ::testing::TestWithParam<const char*> {
   std::string dir, trace;
 };
 
-TEST_P(RealTrace, FioIologMovesTheTracedBytes) {
-  if (run("fio --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "fio is not installed (scripts/setup.sh)";
-  uint64_t read_bytes = 0, write_bytes = 0;
+// Bytes the trace's successful read and write calls moved, summed from the events (not from the
+// access log the code under test builds): the reference every fio run is held to.
+struct TracedBytes {
+  uint64_t read = 0, write = 0;
+};
+TracedBytes traced_bytes(const std::string& trace) {
+  TracedBytes b;
   for (const trace::Event& e : trace::read_trace(trace).events) {
     const trace::SyscallInfo* s = trace::syscall_by_nr(e.nr);
     if (!s || s->ret != trace::ReturnKind::kCount || e.rvalue <= 0 || (e.flags & trace::kEventUnfinished)) continue;
     bool reads = s->classes & trace::kClassRead, writes = s->classes & trace::kClassWrite;
-    if (reads && !writes) read_bytes += static_cast<uint64_t>(e.rvalue);
-    if (writes && !reads) write_bytes += static_cast<uint64_t>(e.rvalue);
+    if (reads && !writes) b.read += static_cast<uint64_t>(e.rvalue);
+    if (writes && !reads) b.write += static_cast<uint64_t>(e.rvalue);
   }
+  return b;
+}
+
+TEST_P(RealTrace, FioIologMovesTheTracedBytes) {
+  if (run("fio --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "fio is not installed (scripts/setup.sh)";
+  const TracedBytes traced = traced_bytes(trace);
   ASSERT_EQ(run(kRastro + " export -f fio-iolog " + trace + " -o " + dir + "/t.iolog"), 0);
   ASSERT_EQ(run("cd " + dir + " && sh t.iolog.layout.sh && fio --name=replay --read_iolog=t.iolog --replay_no_stall=1 "
                 "--output-format=json --output=fio.json >fio.log 2>&1"),
@@ -63,14 +77,34 @@ TEST_P(RealTrace, FioIologMovesTheTracedBytes) {
   nlohmann::json fio = nlohmann::json::parse(slurp(dir + "/fio.json"));
   const nlohmann::json& job = fio.at("jobs").at(0);
   EXPECT_EQ(job.at("error").get<int>(), 0);
-  EXPECT_EQ(job.at("read").at("io_bytes").get<uint64_t>(), read_bytes);
-  EXPECT_EQ(job.at("write").at("io_bytes").get<uint64_t>(), write_bytes);
+  EXPECT_EQ(job.at("read").at("io_bytes").get<uint64_t>(), traced.read);
+  EXPECT_EQ(job.at("write").at("io_bytes").get<uint64_t>(), traced.write);
+}
+
+// The fio job `rastro synth --fio` writes from the trace's model runs in the installed fio and
+// moves the bytes the traced calls moved, per operation class (read, write), within 1 %.
+TEST_P(RealTrace, FioJobMovesTheTracedBytesPerOperationClass) {
+  if (run("fio --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "fio is not installed (scripts/setup.sh)";
+  const TracedBytes traced = traced_bytes(trace);
+  ASSERT_EQ(run(kRastro + " characterize " + trace + " -o " + dir + "/m.json >/dev/null"), 0);
+  ASSERT_EQ(run(kRastro + " synth " + dir + "/m.json --fio " + dir + "/job.fio -o " + dir + "/s.rastro >/dev/null"), 0);
+  ASSERT_EQ(run("cd " + dir + " && fio --output-format=json --output=fio.json job.fio >fio.log 2>&1"), 0)
+      << slurp(dir + "/fio.log") << slurp(dir + "/job.fio");
+  nlohmann::json fio = nlohmann::json::parse(slurp(dir + "/fio.json"));
+  double read = 0, write = 0;
+  for (const nlohmann::json& job : fio.at("jobs")) {
+    EXPECT_EQ(job.at("error").get<int>(), 0) << job.at("jobname");
+    read += job.at("read").at("io_bytes").get<double>();
+    write += job.at("write").at("io_bytes").get<double>();
+  }
+  EXPECT_NEAR(read, static_cast<double>(traced.read), 0.01 * static_cast<double>(traced.read)) << slurp(dir + "/job.fio");
+  EXPECT_NEAR(write, static_cast<double>(traced.write), 0.01 * static_cast<double>(traced.write)) << slurp(dir + "/job.fio");
 }
 
 TEST_P(RealTrace, SyntheticTraceReplaysCompletely) {
   ASSERT_EQ(run(kRastro + " characterize " + trace + " -o " + dir + "/m.json >/dev/null"), 0);
   ASSERT_EQ(run(kRastro + " synth " + dir + "/m.json -o " + dir + "/s.rastro >/dev/null"), 0);
-  ASSERT_EQ(run(kRastro + " replay " + dir + "/s.rastro -o " + dir + "/r.rastro --root " + dir + "/root --init " +
+  ASSERT_EQ(run(kRastro + " replay " + dir + "/s.rastro -e workers -o " + dir + "/r.rastro --root " + dir + "/root --init " +
                 "--summary-json " + dir + "/sum.json >/dev/null 2>&1"),
             0);
   nlohmann::json sum = nlohmann::json::parse(slurp(dir + "/sum.json"));
@@ -96,18 +130,32 @@ TEST_P(RealTrace, SyntheticTraceReplaysCompletely) {
 }
 
 // model -> synthetic -> model: every feature of every class within its tolerance (the command's
-// exit status is 3 when one is not; docs/characterize.md, "Validation"). Run on the fixtures that
-// pass; tar_doc and git_commit do not yet (docs/characterize.md, "Known gaps").
-class RoundTrip : public RealTrace {};
+// exit status is 3 when one is not; docs/characterize.md, "Validation"), for every fixture and
+// seeds 1..5 — not one lucky draw.
+class RoundTrip : public ::testing::TestWithParam<std::tuple<const char*, int>> {
+ protected:
+  void SetUp() override {
+    const auto& [name, seed] = GetParam();
+    seed_ = std::to_string(seed);
+    dir = fs::temp_directory_path() / ("rastro-roundtrip-" + std::to_string(getpid()) + "-" + name + "-" + seed_);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    trace = kFixtures + name + ".rastro";
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string dir, trace, seed_;
+};
 
 TEST_P(RoundTrip, IsWithinToleranceOnEveryFeature) {
   ASSERT_EQ(run(kRastro + " characterize " + trace + " -o " + dir + "/m.json >/dev/null"), 0);
-  ASSERT_EQ(run(kRastro + " synth " + dir + "/m.json -o " + dir + "/s.rastro >/dev/null"), 0);
+  ASSERT_EQ(run(kRastro + " synth " + dir + "/m.json --seed " + seed_ + " -o " + dir + "/s.rastro >/dev/null"), 0);
   const int status = run(kRastro + " characterize " + trace + " --validate " + dir + "/s.rastro >" + dir + "/v.txt 2>&1");
   const std::string table = slurp(dir + "/v.txt");
   EXPECT_EQ(status, 0) << table;
   EXPECT_NE(table.find("All features within tolerance."), std::string::npos) << table;
-  EXPECT_NE(table.find("| mix.namespace |"), std::string::npos) << table;  // the namespace share is checked
+  EXPECT_EQ(table.find("FAIL"), std::string::npos) << table;
+  for (const char* feature : {"| mix.namespace |", "| read_size |", "| file_size |", "| sequential_fraction |"})
+    EXPECT_NE(table.find(feature), std::string::npos) << feature << " is not checked\n" << table;
 }
 
 // Original and synthetic replayed on this machine: every category both traces have gets a row
@@ -134,7 +182,16 @@ TEST(RealTraceReplayComparison, ResponseTimesOfOriginalAndSyntheticReplays) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RealTrace, ::testing::Values("tar_doc", "git_commit", "fileserver"));
-INSTANTIATE_TEST_SUITE_P(Fixtures, RoundTrip, ::testing::Values("fileserver"));
+std::string fixture_and_seed(const ::testing::TestParamInfo<std::tuple<const char*, int>>& p) {
+  return std::string(std::get<0>(p.param)) + "_seed" + std::to_string(std::get<1>(p.param));
+}
+// The macro workload passes on every seed; the two real programs do not yet (docs/characterize.md,
+// "Known gaps"): their own suite name, so the failing half is visible and can be selected.
+INSTANTIATE_TEST_SUITE_P(Fileserver, RoundTrip, ::testing::Combine(::testing::Values("fileserver"), ::testing::Range(1, 6)),
+                         fixture_and_seed);
+INSTANTIATE_TEST_SUITE_P(RealPrograms, RoundTrip,
+                         ::testing::Combine(::testing::Values("tar_doc", "git_commit"), ::testing::Range(1, 6)),
+                         fixture_and_seed);
 
 }  // namespace
 }  // namespace rastro::characterize

@@ -66,15 +66,17 @@ TEST(WorkloadModel, NamespaceKeysRoundTripAndMayBeAbsent) {
   EXPECT_GT(j["classes"][0]["namespace_mix"]["unlink"].get<double>(), 0.99);
   EXPECT_GT(j["classes"][0]["create_fraction"].get<double>(), 0.3);
   nlohmann::json old = j;
-  for (const char* key : {"whole_read_fraction", "eof_session_reads", "incarnation_size", "create_fraction", "append_fraction", "create_session_writes",
+  for (const char* key : {"whole_read_fraction", "eof_jump_fraction", "eof_session_reads", "incarnation_size", "base_size", "create_fraction", "append_fraction", "create_session_writes",
                           "append_session_writes", "create_write_request", "append_write_request", "plain_write_request",
                           "namespace_per_open", "namespace_mix", "namespace_failed_fraction"})
     old["classes"][0].erase(key);
   WorkloadModel back = model_from_json(old, "m.json");
   EXPECT_EQ(back.classes[0].create_fraction, 0.0);
+  EXPECT_EQ(back.classes[0].eof_jump_fraction, 0.0);
   EXPECT_EQ(back.classes[0].namespace_per_open, 0.0);
   EXPECT_EQ(to_json(back.classes[0].plain_write_request), to_json(back.classes[0].write_request));
   EXPECT_EQ(to_json(back.classes[0].incarnation_size), to_json(back.classes[0].file_size));
+  EXPECT_EQ(to_json(back.classes[0].base_size), to_json(back.classes[0].file_size));
   nlohmann::json bad = j;
   bad["classes"][0]["namespace_mix"]["rename"] = 2;
   EXPECT_NE(error_of(bad).find("m.json: classes[0]: namespace_mix.rename is outside [0, 1]"), std::string::npos) << error_of(bad);
