@@ -154,6 +154,7 @@ bool EventColumnDecoder::start(std::string_view raw, uint32_t count, size_t nstr
 }
 
 bool EventColumnDecoder::decode(Event* dst, size_t n, std::string* why) {
+  // On an inconsistency the decoder's state is left behind: the block is not read any further.
   auto fail = [&](std::string msg) {
     *why = std::move(msg);
     return false;
@@ -164,9 +165,9 @@ bool EventColumnDecoder::decode(Event* dst, size_t n, std::string* why) {
   ColumnDeltaState s = s_;
   const size_t nstrings = nstrings_;
   const bool sched = sched_, uring = uring_;
-  bool ok = true;
-  uint32_t k = done_;
-  for (size_t j = 0; j < n && ok; ++j, ++k) {
+  const uint32_t first = done_;
+  for (size_t j = 0; j < n; ++j) {
+    const size_t k = first + j;
     Event& e = dst[j];
     e.seq = s.seq + 1 + static_cast<uint64_t>(c[kSeq].get_signed());
     e.pid = static_cast<int32_t>(s.pid + c[kPid].get_signed());
@@ -181,47 +182,32 @@ bool EventColumnDecoder::decode(Event* dst, size_t n, std::string* why) {
     s.begin = e.begin_ns;
     e.nr = static_cast<int32_t>(c[kNr].get_signed());
     uint64_t name = c[kName].get();
-    if (name >= nstrings) {
-      ok = fail(fmt::format("event {}: name id {} is not in the string table", k, name));
-      break;
-    }
+    if (name >= nstrings) return fail(fmt::format("event {}: name id {} is not in the string table", k, name));
     e.name = static_cast<StrId>(name);
     uint8_t nargs = c[kNargs].get_byte();
-    if (nargs > kMaxArgs) {
-      ok = fail(fmt::format("event {}: {} arguments (max {})", k, nargs, kMaxArgs));
-      break;
-    }
+    if (nargs > kMaxArgs) return fail(fmt::format("event {}: {} arguments (max {})", k, nargs, kMaxArgs));
     // The slot may hold an earlier event: clear the arguments it used beyond this one's.
     for (size_t i = nargs; i < e.nargs && i < static_cast<size_t>(kMaxArgs); ++i) e.args[i] = Arg{};
     e.nargs = nargs;
     for (size_t i = 0; i < nargs; ++i) {
       Arg& a = e.args[i];
       uint8_t t = c[kArgTypes].get_byte();
-      if (t >= kTypes) {
-        ok = fail(fmt::format("event {}: unknown argument type {}", k, t));
-        break;
-      }
+      if (t >= kTypes) return fail(fmt::format("event {}: unknown argument type {}", k, t));
       a.type = static_cast<ArgType>(t);
       int64_t& last = s.value[i][t];
       a.value = static_cast<int64_t>(static_cast<uint64_t>(last) +
                                      static_cast<uint64_t>(c[kArgValues].get_signed()));
       last = a.value;
       int64_t str = s.str[i] + c[kArgStrs].get_signed();
-      if (str < 0 || static_cast<uint64_t>(str) >= nstrings) {
-        ok = fail(fmt::format("event {}: string id {} is not in the string table", k, str));
-        break;
-      }
+      if (str < 0 || static_cast<uint64_t>(str) >= nstrings)
+        return fail(fmt::format("event {}: string id {} is not in the string table", k, str));
       a.str = static_cast<StrId>(str);
       s.str[i] = str;
     }
-    if (!ok) break;
     e.rvalue = c[kRvalue].get_signed();
     e.flags = static_cast<uint32_t>(c[kFlags].get());
     uint8_t mask = c[kExtraMask].get_byte();
-    if (mask > 7) {
-      ok = fail(fmt::format("event {}: bad extras mask {}", k, mask));
-      break;
-    }
+    if (mask > 7) return fail(fmt::format("event {}: bad extras mask {}", k, mask));
     e.planned_ns = e.expected_rvalue = e.raw_end_ns = 0;
     if (mask & 1)
       e.planned_ns = static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) +
@@ -235,10 +221,8 @@ bool EventColumnDecoder::decode(Event* dst, size_t n, std::string* why) {
     if (sched) {
       e.offcpu_ns = c[kOffCpu].get_signed();
       const uint64_t vol = c[kSwitches].get(), invol = c[kSwitches].get();
-      if (vol > UINT32_MAX || invol > UINT32_MAX) {
-        ok = fail(fmt::format("event {}: context switch count {} does not fit 32 bits", k, std::max(vol, invol)));
-        break;
-      }
+      if (vol > UINT32_MAX || invol > UINT32_MAX)
+        return fail(fmt::format("event {}: context switch count {} does not fit 32 bits", k, std::max(vol, invol)));
       e.vol_switches = static_cast<uint32_t>(vol);
       e.invol_switches = static_cast<uint32_t>(invol);
     }
@@ -254,8 +238,8 @@ bool EventColumnDecoder::decode(Event* dst, size_t n, std::string* why) {
   }
   c_ = c;
   s_ = s;
-  done_ = k;
-  return ok;
+  done_ = first + static_cast<uint32_t>(n);
+  return true;
 }
 
 bool EventColumnDecoder::finish(std::string* why) const {
