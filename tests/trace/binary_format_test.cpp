@@ -259,6 +259,48 @@ TEST_F(BinaryFormatTest, StreamingViewsDoNotLeakFieldsOfThePreviousBlock) {
   EXPECT_EQ(i, t.events.size());
 }
 
+// A block whose checksum is right but whose columns do not decode (a writer bug, a crafted file):
+// the view reader ends the trace after the parts it already returned, the block reader drops the
+// whole block (docs/format.md, "Streaming reading").
+TEST_F(BinaryFormatTest, ABlockThatStopsDecodingPartWayEndsTheTraceThere) {
+  std::vector<Event> ev(3000);
+  for (size_t i = 0; i < ev.size(); ++i) {
+    ev[i].seq = i;
+    ev[i].nr = 0;
+    ev[i].begin_ns = static_cast<int64_t>(i);
+    ev[i].end_ns = static_cast<int64_t>(i) + 1;
+  }
+  ev[2500].name = 5;  // the table holds only "" (id 0): found in the second part
+  EventColumnEncoder enc;
+  std::string raw;
+  enc.encode(ev, raw);
+  std::string file = file_header();
+  BlockEncoder blocks;
+  blocks.append_block(file, BlockType::kHeader, 0, TraceHeader{}.to_json().dump());
+  blocks.append_block(file, BlockType::kEvents, static_cast<uint32_t>(ev.size()), raw);
+  const std::string p = path("bad_part.rastro");
+  spit(p, file);
+
+  BinaryReader views(p);
+  std::span<const Event> view;
+  size_t n = 0;
+  while (views.next_events(&view)) n += view.size();
+  EXPECT_EQ(n, kDecodeChunkEvents);
+  EXPECT_FALSE(views.report().intact);
+  EXPECT_NE(views.report().problem.find("event 2500: name id 5 is not in the string table"), std::string::npos)
+      << views.report().problem;
+  EXPECT_NE(views.report().problem.find("kept the 2048 events before it"), std::string::npos)
+      << views.report().problem;
+
+  BinaryReader whole(p);
+  std::vector<Event> all;
+  while (whole.next_block(&all)) {
+  }
+  EXPECT_TRUE(all.empty());
+  EXPECT_FALSE(whole.report().intact);
+  EXPECT_NE(whole.report().problem.find("kept the 0 events before it"), std::string::npos) << whole.report().problem;
+}
+
 TEST_F(BinaryFormatTest, SinkAssignsSeqAndStringsAddedBetweenBlocks) {
   std::string p = path("sink.rastro");
   TraceHeader h;
