@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <random>
+#include <span>
 
 #include <benchmark/benchmark.h>
 
@@ -112,6 +113,25 @@ void BM_ReadBlocks(benchmark::State& state) {
   std::filesystem::remove(p);
 }
 BENCHMARK(BM_ReadBlocks)->Unit(benchmark::kMillisecond);
+
+// Streaming read as cat/stats/export do it (TraceReader::next_events): a view of a few thousand
+// events decoded into a reused, cache-sized buffer. Main's streaming read was BM_ReadBlocks.
+void BM_ReadEvents(benchmark::State& state) {
+  const Trace& t = trace();
+  std::string p = bench_path();
+  binary::write_binary_trace(p, t);
+  for (auto _ : state) {
+    binary::BinaryReader r(p);
+    int64_t sum = 0;
+    std::span<const Event> view;
+    while (r.next_events(&view))
+      for (const Event& e : view) sum += e.end_ns - e.begin_ns;
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * t.events.size()));
+  std::filesystem::remove(p);
+}
+BENCHMARK(BM_ReadEvents)->Unit(benchmark::kMillisecond);
 
 // Event-at-a-time iteration (BinaryReader::next).
 void BM_ReadNext(benchmark::State& state) {

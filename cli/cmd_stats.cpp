@@ -6,6 +6,7 @@
 // with the rows, not the events (p50/p99 from QuantileSketch, concurrency sorted with spilling).
 #include <iostream>
 #include <memory>
+#include <span>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -89,11 +90,10 @@ rastro::cli::RegisterCommand reg{
          progress.set_total(reader->remaining_hint());
          rastro::trace::Condenser condenser;
          rastro::trace::ConcurrencyCounter concurrency;
-         std::vector<rastro::trace::Event> block;
-         while (reader->next_block(&block)) {
+         std::span<const rastro::trace::Event> block;
+         while (reader->next_events(&block)) {
            condenser.add(block);
            for (const auto& e : block) concurrency.add(e);
-           block.clear();
            progress.update(reader->events_read());
          }
          progress.finish();

@@ -3,6 +3,7 @@
 // a failed write leaves no partial file behind.
 #pragma once
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -26,12 +27,15 @@ void write_file_atomically(const std::string& path, Fn&& fn) {
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw Error(fmt::format("{}: cannot create file", tmp));
-    fn(out);
-    out.flush();
-    if (!out) {
+    try {
+      fn(out);
+      out.flush();
+      if (!out) throw Error(fmt::format("{}: write failed", tmp));
+    } catch (...) {
+      // Whatever failed (the write or the callback), the temporary must not outlive it.
       out.close();
       std::remove(tmp.c_str());
-      throw Error(fmt::format("{}: write failed", tmp));
+      throw;
     }
   }
   commit_temp_file(tmp, path);

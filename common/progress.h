@@ -1,5 +1,5 @@
 // Progress of a long-running command on stderr: "rastro cat: 12.3 M events, 4.1 M events/s,
-// 48 % ETA 0:07". Silent unless enabled (no -q) and stderr is a terminal, and silent for the first
+// 48 % ETA 0:07" (or lines, for an importer). Silent unless enabled (no -q) and stderr is a terminal, and silent for the first
 // two seconds, so short runs and pipelines print nothing. The line is redrawn in place (\r) at
 // most every half second and erased by finish().
 #pragma once
@@ -14,8 +14,8 @@ class Progress {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `enabled` is the command's "not -q"; stderr must also be a terminal.
-  Progress(std::string label, bool enabled);
+  // `enabled` is the command's "not -q"; stderr must also be a terminal. `unit`: what is counted.
+  Progress(std::string label, bool enabled, std::string unit = "events");
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -28,15 +28,25 @@ class Progress {
   }
   // `done` events so far; cheap enough to call once per block.
   void update(uint64_t done);
+  // The same when the share of the work done is known otherwise (e.g. the bytes of the input read:
+  // a log's line count is not known in advance); `fraction` < 0: unknown.
+  void update(uint64_t done, double fraction);
   // Erases the line (if one was drawn).
   void finish();
 
   // The line update() draws (without \r), for tests.
   static std::string format_line(const std::string& label, uint64_t done, uint64_t total,
                                  double seconds);
+  static std::string format_line(const std::string& label, const std::string& unit, uint64_t done,
+                                 double fraction, double seconds);
 
  private:
+  void draw(const std::string& line);
+  // Whether to draw now (rate-limited); sets *seconds since start.
+  bool due(double* seconds);
+
   std::string label_;
+  std::string unit_;
   bool active_;
   bool drawn_ = false;
   uint64_t total_ = 0;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
@@ -48,6 +49,19 @@ TEST_F(AtomicWrite, AWriterThatThrowsLeavesTheOldFileInPlace) {
                }),
                Error);
   EXPECT_EQ(slurp(path), "old");
+  EXPECT_FALSE(fs::exists(temp_path_for(path))) << "the temporary file was left behind";
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+TEST_F(AtomicWrite, AWriterThatThrowsSomethingElseAlsoRemovesTheTemporary) {
+  const std::string path = (dir_ / "new.json").string();
+  EXPECT_THROW(write_file_atomically(path, [](std::ostream& out) {
+                 out << "half";
+                 throw std::runtime_error("not a rastro error");
+               }),
+               std::runtime_error);
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_FALSE(fs::exists(temp_path_for(path))) << "the temporary file was left behind";
 }
 
 TEST_F(AtomicWrite, AnUncreatableTemporaryIsAnErrorNamingIt) {

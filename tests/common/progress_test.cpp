@@ -14,6 +14,14 @@ TEST(Progress, LineShowsCountRateAndEta) {
   EXPECT_EQ(Progress::format_line("x", 0, 10, 0.0), "x: 0.0 M events, 0.0 M events/s");
 }
 
+TEST(Progress, LinesWithTheShareDoneKnownFromBytes) {
+  // 2 M lines in 4 s with 40 % of the input read: 6 s left.
+  EXPECT_EQ(Progress::format_line("rastro import", "lines", 2'000'000, 0.4, 4.0),
+            "rastro import: 2.0 M lines, 0.5 M lines/s, 40 % ETA 0:06");
+  EXPECT_EQ(Progress::format_line("rastro import", "lines", 1'500'000, -1.0, 1.0),
+            "rastro import: 1.5 M lines, 1.5 M lines/s");
+}
+
 TEST(Progress, SilentWhenDisabledOrNotATerminal) {
   // Disabled: update() and finish() draw nothing (stderr is captured, so not a terminal either).
   ::testing::internal::CaptureStderr();
@@ -23,6 +31,7 @@ TEST(Progress, SilentWhenDisabledOrNotATerminal) {
     off.update(5);
     Progress on("y", true);  // stderr is a pipe here
     on.update(5);
+    on.update(5, 0.5);
   }
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <span>
 
 #include <gtest/gtest.h>
 
@@ -193,6 +194,111 @@ TEST_F(BinaryFormatTest, StreamingReaderYieldsTheSameEvents) {
   EXPECT_EQ(i, t.events.size());
   EXPECT_TRUE(r.report().intact) << r.report().problem;
   EXPECT_TRUE(r.header().complete);
+}
+
+TEST_F(BinaryFormatTest, StreamingViewsYieldTheSameEventsInCacheSizedParts) {
+  // Blocks of 5 000 events: each is decoded in parts of kDecodeChunkEvents into one reused buffer.
+  Trace t = testing::random_trace(12000, 5);
+  std::string p = path("v.rastro");
+  write_binary_trace(p, t, BinaryWriterOptions{.events_per_block = 5000});
+  BinaryReader r(p);
+  std::span<const Event> view;
+  size_t i = 0, views = 0;
+  while (r.next_events(&view)) {
+    EXPECT_LE(view.size(), kDecodeChunkEvents);
+    for (const Event& e : view) {
+      ASSERT_LT(i, t.events.size());
+      ASSERT_EQ(e, t.events[i]) << "event " << i;
+      ++i;
+    }
+    ++views;
+    EXPECT_EQ(r.events_read(), i);
+  }
+  EXPECT_EQ(i, t.events.size());
+  EXPECT_EQ(views, 7u);  // 2 048 + 2 048 + 904 for each of the two full blocks, then 2 000
+  EXPECT_TRUE(r.report().intact) << r.report().problem;
+  EXPECT_TRUE(r.header().complete);
+}
+
+// The reused buffer's slots hold the events of the previous part: fields a block does not carry
+// (off-CPU and io_uring columns, arguments beyond nargs) must read as zero, not as the old values.
+TEST_F(BinaryFormatTest, StreamingViewsDoNotLeakFieldsOfThePreviousBlock) {
+  Trace t;
+  StrId file = t.strings.intern("/f");
+  for (int i = 0; i < 3000; ++i) {
+    Event e;
+    e.nr = 17;
+    e.begin_ns = 1000 + i;
+    e.end_ns = 2000 + i;
+    if (i < 2048) {  // the first part: everything set
+      e.flags = kEventOffCpu | kEventUring;
+      e.offcpu_ns = 77;
+      e.vol_switches = 2;
+      e.invol_switches = 3;
+      e.uring_user_data = 9;
+      e.uring_enter_ns = 900 + i;
+      e.nargs = kMaxArgs;
+      for (auto& a : e.args) a = {ArgType::kFd, 5, file};
+      e.planned_ns = 1;
+      e.raw_end_ns = 2;
+      e.expected_rvalue = 3;
+    }
+    t.events.push_back(e);
+    t.events.back().seq = static_cast<uint64_t>(i);
+  }
+  std::string p = path("leak.rastro");
+  write_binary_trace(p, t, BinaryWriterOptions{.events_per_block = 2048});
+  BinaryReader r(p);
+  std::span<const Event> view;
+  size_t i = 0;
+  while (r.next_events(&view))
+    for (const Event& e : view) {
+      ASSERT_EQ(e, t.events[i]) << "event " << i;
+      ++i;
+    }
+  EXPECT_EQ(i, t.events.size());
+}
+
+// A block whose checksum is right but whose columns do not decode (a writer bug, a crafted file):
+// the view reader ends the trace after the parts it already returned, the block reader drops the
+// whole block (docs/format.md, "Streaming reading").
+TEST_F(BinaryFormatTest, ABlockThatStopsDecodingPartWayEndsTheTraceThere) {
+  std::vector<Event> ev(3000);
+  for (size_t i = 0; i < ev.size(); ++i) {
+    ev[i].seq = i;
+    ev[i].nr = 0;
+    ev[i].begin_ns = static_cast<int64_t>(i);
+    ev[i].end_ns = static_cast<int64_t>(i) + 1;
+  }
+  ev[2500].name = 5;  // the table holds only "" (id 0): found in the second part
+  EventColumnEncoder enc;
+  std::string raw;
+  enc.encode(ev, raw);
+  std::string file = file_header();
+  BlockEncoder blocks;
+  blocks.append_block(file, BlockType::kHeader, 0, TraceHeader{}.to_json().dump());
+  blocks.append_block(file, BlockType::kEvents, static_cast<uint32_t>(ev.size()), raw);
+  const std::string p = path("bad_part.rastro");
+  spit(p, file);
+
+  BinaryReader views(p);
+  std::span<const Event> view;
+  size_t n = 0;
+  while (views.next_events(&view)) n += view.size();
+  EXPECT_EQ(n, kDecodeChunkEvents);
+  EXPECT_FALSE(views.report().intact);
+  EXPECT_NE(views.report().problem.find("event 2500: name id 5 is not in the string table"), std::string::npos)
+      << views.report().problem;
+  EXPECT_NE(views.report().problem.find("kept the 2048 events before it"), std::string::npos)
+      << views.report().problem;
+
+  BinaryReader whole(p);
+  std::vector<Event> all;
+  while (whole.next_block(&all)) {
+  }
+  EXPECT_TRUE(all.empty());
+  EXPECT_FALSE(whole.report().intact);
+  EXPECT_NE(whole.report().problem.find("kept the 0 events before it"), std::string::npos) << whole.report().problem;
 }
 
 TEST_F(BinaryFormatTest, SinkAssignsSeqAndStringsAddedBetweenBlocks) {

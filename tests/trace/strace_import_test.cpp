@@ -3,6 +3,9 @@
 // and fd paths without -y are checked against the file system's own canonical paths.
 #include "trace/importers/strace/strace_import.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -11,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "trace/formats/text/text_format.h"
@@ -516,6 +520,93 @@ TEST(StraceImportEdgeCases, MatchExpectedTsv) {
     EXPECT_EQ(rows, slurp(expected_path));
   }
   EXPECT_GE(n, 7);
+}
+
+}  // namespace
+}  // namespace rastro::trace
+
+namespace rastro::trace {
+namespace {
+
+// "1700000000.000100"-style timestamps, microseconds after 1700000000 s.
+std::string at_us(int64_t us) { return fmt::format("1700000000.{:06}", us); }
+
+// The late thread-group case, long: a thread prints far more lines (more than the importer keeps
+// in memory, 65 536 events) before its parent's clone returns and says whose thread it is. Those
+// events wait on disk and must come out exactly as if held in memory: in log order (the clone
+// where it resumed), each with its process's pid.
+TEST(StraceImport, ThreadLinesLongBeforeTheirCloneReturnsKeepTheirProcessAndOrder) {
+  constexpr int kEarly = 70'000, kLate = 10;
+  std::string log = "500   " + at_us(1) +
+                    " clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|"
+                    "CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID, child_tid=0x7f, parent_tid=0x7f, "
+                    "exit_signal=0, stack=0x7e, stack_size=0x7fff80, tls=0x7f} <unfinished ...>\n";
+  log += "501   " + at_us(2) + " openat(AT_FDCWD, \"/tmp/t1\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3 <0.000001>\n";
+  int64_t t = 3;
+  for (int i = 0; i < kEarly; ++i) log += "501   " + at_us(t++) + " write(3, \"x\", 1) = 1 <0.000000>\n";
+  const int64_t resumed = t++;
+  log += "500   " + at_us(resumed) + " <... clone3 resumed> => {parent_tid=[501]}, 88) = 501 <0.500000>\n";
+  for (int i = 0; i < kLate; ++i) log += "501   " + at_us(t++) + " write(3, \"y\", 1) = 1 <0.000000>\n";
+  Imported im = import_text(log);
+  EXPECT_FALSE(im.report.has_errors());
+  const auto& ev = im.trace.events;
+  ASSERT_EQ(ev.size(), static_cast<size_t>(1 + kEarly + 1 + kLate));
+  for (size_t i = 0; i < ev.size(); ++i) {
+    ASSERT_EQ(ev[i].seq, i);
+    ASSERT_EQ(ev[i].pid, 500) << "event " << i << ": the thread's process";
+  }
+  EXPECT_EQ(function_name(ev[0], im.trace.strings), "openat");
+  for (int i = 1; i <= kEarly; ++i) {
+    ASSERT_EQ(ev[static_cast<size_t>(i)].tid, 501);
+    ASSERT_EQ(ev[static_cast<size_t>(i)].begin_ns, ev[0].begin_ns + int64_t{1000} * i) << "log order, event " << i;
+    ASSERT_EQ(im.trace.str(ev[static_cast<size_t>(i)].args[0].str), "/tmp/t1") << "fd path, event " << i;
+  }
+  const Event& clone = ev[static_cast<size_t>(kEarly + 1)];
+  EXPECT_EQ(function_name(clone, im.trace.strings), "clone3");
+  EXPECT_EQ(clone.tid, 500);
+  EXPECT_EQ(clone.rvalue, 501);
+  EXPECT_EQ(clone.begin_ns, int64_t{1700000000} * 1'000'000'000 + 1000);
+  EXPECT_EQ(clone.end_ns, clone.begin_ns + 500'000'000);
+  for (size_t i = static_cast<size_t>(kEarly + 2); i < ev.size(); ++i) EXPECT_EQ(ev[i].tid, 501);
+}
+
+// -ff files are read one after the other and merged in completion order; beyond 65 536 events
+// the merge runs over sorted runs parked on disk. Same result as a stable sort by end of the
+// files' events taken in file order: ties keep the earlier file (lower pid) first.
+TEST(StraceImport, LongFfFilesAreMergedInCompletionOrderWithTiesInFileOrder) {
+  const fs::path dir = fs::temp_directory_path() / ("rastro_strace_ff_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  constexpr int kPerFile = 50'000;
+  struct Line {
+    int64_t end_us;
+    int tid;
+    int index;
+  };
+  std::vector<Line> expected;
+  for (int tid : {700, 701}) {
+    std::ofstream out(dir / ("ff.log." + std::to_string(tid)));
+    for (int i = 0; i < kPerFile; ++i) {
+      // 700 completes at even microseconds, 701 at every microsecond from the middle on: the
+      // files interleave and tie.
+      const int64_t begin = tid == 700 ? 2 * i : kPerFile / 2 + i;
+      out << at_us(begin) << " lseek(3, " << i << ", SEEK_SET) = " << i << " <0.000000>\n";
+      expected.push_back({begin, tid, i});
+    }
+  }
+  std::stable_sort(expected.begin(), expected.end(), [](const Line& a, const Line& b) { return a.end_us < b.end_us; });
+  MemorySink sink;
+  ImportReport rep = import_strace_ff(find_strace_ff_files((dir / "ff.log").string()), sink, {});
+  fs::remove_all(dir);
+  EXPECT_FALSE(rep.has_errors());
+  const Trace t = sink.take();
+  ASSERT_EQ(t.events.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_EQ(t.events[i].tid, expected[i].tid) << "event " << i;
+    ASSERT_EQ(t.events[i].rvalue, expected[i].index) << "event " << i;
+    ASSERT_EQ(t.events[i].end_ns, int64_t{1700000000} * 1'000'000'000 + expected[i].end_us * 1000) << "event " << i;
+    ASSERT_EQ(t.events[i].pid, t.events[i].tid);
+  }
 }
 
 }  // namespace

@@ -55,15 +55,14 @@ class FilePasses final : public TracePasses {
   void pass(const BlockFn& fn) override {
     std::unique_ptr<TraceReader> r = open_trace_reader(path_);
     if (progress_) progress_->set_total(surveyed_ ? size_ : r->remaining_hint());
-    std::vector<Event> block;
+    std::span<const Event> block;
     uint64_t done = 0;
-    while ((!surveyed_ || done < size_) && r->next_block(&block)) {
+    while ((!surveyed_ || done < size_) && r->next_events(&block)) {
       // A later pass of a file still growing stops where the first one did.
       size_t n = surveyed_ ? static_cast<size_t>(std::min<uint64_t>(block.size(), size_ - done))
                            : block.size();
-      fn(std::span<const Event>(block.data(), n), r->strings());
+      fn(block.first(n), r->strings());
       done += n;
-      block.clear();
       if (progress_) progress_->update(done);
     }
     if (progress_) progress_->finish();

@@ -30,6 +30,13 @@ std::unique_ptr<TraceReader> open_trace_reader(const std::string& path) {
   return open_text_reader(std::move(in), path);
 }
 
+bool TraceReader::next_events(std::span<const Event>* out) {
+  view_buffer_.clear();
+  if (!next_block(&view_buffer_)) return false;
+  *out = view_buffer_;
+  return true;
+}
+
 Trace read_remaining(TraceReader& reader, ReadReport* report) {
   Trace t;
   // One allocation instead of a doubling vector copying ~200-byte events (bounded, so a bogus

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,19 @@ class TraceReader {
   // Appends the next block of events to `out` (without clearing it); false at the end of the trace
   // or at the first bad block (see report()).
   virtual bool next_block(std::vector<Event>* out) = 0;
+  // The next events as a view into a buffer of the reader's own, valid until the next call (a
+  // block or, for binary traces, a cache-sized part of one); false where next_block() would be.
+  // What streaming consumers use: no copy, and nothing grows.
+  virtual bool next_events(std::span<const Event>* out);
   // Final once next_block() returned false.
   virtual const ReadReport& report() const = 0;
   // Events returned so far.
   virtual uint64_t events_read() const = 0;
   // A guess of the events still to come, for progress and reserving (0 when unknown).
   virtual uint64_t remaining_hint() = 0;
+
+ private:
+  std::vector<Event> view_buffer_;  // next_events() of readers without their own
 };
 
 // Opens a trace, picking the format by content as read_trace does. Throws rastro::Error naming the

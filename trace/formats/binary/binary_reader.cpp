@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -174,7 +175,7 @@ bool BinaryReader::read_strings_block(const BlockHeader& h, std::string_view raw
   return true;
 }
 
-bool BinaryReader::next_block(std::vector<Event>* out) {
+bool BinaryReader::open_events_block() {
   BlockHeader h;
   std::string_view raw;
   while (read_block(&h, &raw)) {
@@ -185,12 +186,11 @@ bool BinaryReader::next_block(std::vector<Event>* out) {
         break;
       case BlockType::kEvents: {
         std::string why;
-        if (!decode_event_columns(raw, h.count, strings_.size(), *out, &why)) {
+        if (!columns_.start(raw, h.count, strings_.size(), &why)) {
           stop(why);
           return false;
         }
-        events_ += h.count;
-        accept();
+        in_events_ = true;
         return true;
       }
       case BlockType::kTrailer: {
@@ -227,18 +227,78 @@ bool BinaryReader::next_block(std::vector<Event>* out) {
   return false;
 }
 
-bool BinaryReader::next(Event* e) {
-  while (block_pos_ == block_.size()) {  // while: an events block may be empty
-    block_.clear();
-    block_pos_ = 0;
-    if (!next_block(&block_)) return false;
+bool BinaryReader::close_events_block() {
+  in_events_ = false;
+  std::string why;
+  if (!columns_.finish(&why)) {
+    stop(why);
+    return false;
   }
-  *e = block_[block_pos_++];
+  accept();
+  return true;
+}
+
+bool BinaryReader::next_block(std::vector<Event>* out) {
+  if (!in_events_ && !open_events_block()) return false;
+  const size_t old_size = out->size();
+  const size_t count = columns_.remaining();
+  // One allocation for the block (a doubling vector would copy ~260-byte events again and again).
+  if (out->capacity() < old_size + count)
+    out->reserve(std::max<size_t>(old_size + count, 2 * out->capacity()));
+  if (chunk_.size() < std::min(count, kDecodeChunkEvents)) chunk_.resize(kDecodeChunkEvents);
+  std::string why;
+  while (columns_.remaining() > 0) {
+    const size_t n = std::min<size_t>(columns_.remaining(), kDecodeChunkEvents);
+    if (!columns_.decode(chunk_.data(), n, &why)) {
+      out->resize(old_size);
+      in_events_ = false;
+      stop(why);
+      return false;
+    }
+    out->insert(out->end(), chunk_.begin(), chunk_.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  if (!close_events_block()) {
+    out->resize(old_size);
+    return false;
+  }
+  events_ += count;
+  return true;
+}
+
+bool BinaryReader::next_events(std::span<const Event>* out) {
+  for (;;) {
+    if (!in_events_ && !open_events_block()) return false;
+    if (columns_.remaining() == 0) {  // an empty events block
+      if (!close_events_block()) return false;
+      continue;
+    }
+    const size_t n = std::min<size_t>(columns_.remaining(), kDecodeChunkEvents);
+    if (chunk_.size() < n) chunk_.resize(kDecodeChunkEvents);
+    std::string why;
+    if (!columns_.decode(chunk_.data(), n, &why)) {
+      in_events_ = false;
+      stop(why);
+      return false;
+    }
+    if (columns_.remaining() == 0 && !close_events_block()) return false;
+    events_ += n;
+    *out = std::span<const Event>(chunk_.data(), n);
+    return true;
+  }
+}
+
+bool BinaryReader::next(Event* e) {
+  while (view_pos_ == view_.size()) {  // while: a view may be empty
+    view_pos_ = 0;
+    view_ = {};
+    if (!next_events(&view_)) return false;
+  }
+  *e = view_[view_pos_++];
   return true;
 }
 
 uint64_t BinaryReader::count_remaining_events() {
-  uint64_t total = 0;
+  uint64_t total = in_events_ ? columns_.remaining() : 0;
   uint64_t off = offset_;
   for (;;) {
     uint8_t hb[kBlockHeaderSize];

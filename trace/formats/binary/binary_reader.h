@@ -7,11 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "trace/formats/binary/block_codec.h"
+#include "trace/formats/binary/event_columns.h"
 #include "trace/io/trace_io.h"
 #include "trace/io/trace_reader.h"
 #include "trace/model/trace.h"
@@ -38,8 +40,14 @@ class BinaryReader final : public TraceReader {
 
   // Next event; false at the end of the trace or at the first bad block (see report()).
   bool next(Event* e);
-  // Decodes the next events block and appends its events to `out`; false when there is none.
+  // Decodes the rest of the current events block (the next one when none is being decoded) and
+  // appends its events to `out`; false when there is none. A block that does not decode adds
+  // nothing.
   bool next_block(std::vector<Event>* out) override;
+  // The next kDecodeChunkEvents events at most, decoded into a buffer reused from call to call (it
+  // stays in the CPU cache, which a whole 65 536-event block does not). A block found not to
+  // decode part-way ends the trace after the events of it already returned.
+  bool next_events(std::span<const Event>* out) override;
 
   // Events announced by the block headers from the current position on (no payload is read or
   // checked): a size hint for reserving memory, exact for an undamaged file.
@@ -60,6 +68,10 @@ class BinaryReader final : public TraceReader {
   void stop(const std::string& why);
   void read_header_block();
   bool read_strings_block(const BlockHeader& h, std::string_view raw);
+  // Reads blocks up to the next events block and starts decoding it; false at the end.
+  bool open_events_block();
+  // The events block being decoded is used up: checks its columns and counts it.
+  bool close_events_block();
 
   std::string path_;
   int fd_ = -1;
@@ -74,8 +86,11 @@ class BinaryReader final : public TraceReader {
   uint64_t events_ = 0;
   BlockDecoder decoder_;
   std::string payload_;
-  std::vector<Event> block_;  // for next()
-  size_t block_pos_ = 0;
+  EventColumnDecoder columns_;  // of the events block being decoded (its payload: payload_ or
+  bool in_events_ = false;      // decoder_'s buffer, both untouched until the block is used up)
+  std::vector<Event> chunk_;    // next_events()'s reused buffer
+  std::span<const Event> view_;  // for next()
+  size_t view_pos_ = 0;
 };
 
 // Reads the whole trace (its intact prefix when damaged; see BinaryReader).

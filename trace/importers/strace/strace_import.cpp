@@ -4,10 +4,13 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <ostream>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -17,6 +20,7 @@
 #include "trace/importers/strace/strace_args.h"
 #include "trace/importers/strace/strace_parser.h"
 #include "trace/importers/strace/strace_tokenizer.h"
+#include "trace/io/event_spill.h"
 #include "trace/syscalls/arg_format.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -32,7 +36,10 @@ constexpr int64_t kCloneVm = 0x100, kCloneFs = 0x200, kCloneFiles = 0x400, kClon
                   kCloneThread = 0x10000;
 constexpr int64_t kOCloexec = 02000000;
 constexpr int kPlaceholderTid = 0;  // lines without a pid prefix, until the root task is known
+// Events kept in memory before they go to the sink, or (while some wait for their thread's
+// process, or with -ff) to a temporary file as one run.
 constexpr size_t kFlushEvents = 1 << 16;
+constexpr uint64_t kProgressLines = 1 << 16;  // lines between progress updates
 
 std::string excerpt(std::string_view s) {
   std::string out;
@@ -52,8 +59,12 @@ class Importer {
     strace::StraceTokenizer tok(in);
     std::string_view line;
     uint64_t lineno = 0;
-    while (tok.next(&line, &lineno)) handle(line, lineno);
+    while (tok.next(&line, &lineno)) {
+      handle(line, lineno);
+      if (opt_.progress && lineno % kProgressLines == 0) show_progress(tok.bytes_read());
+    }
     if (tok.read_error()) throw Error(fmt::format("{}: read error after line {}", name, lineno));
+    bytes_before_ += tok.bytes_read();
     // -ff: a call cannot resume in another file.
     if (file_tid_ != 0) flush_pending_at_end();
   }
@@ -61,6 +72,7 @@ class Importer {
   ImportReport finish() {
     flush_pending_at_end();
     flush(true);
+    if (opt_.progress) opt_.progress->finish();
     report_.stats[kStat_strace_events] = report_.events;
     if (opt_.fill_header) {
       TraceHeader& h = sink_.header();
@@ -82,6 +94,13 @@ class Importer {
     int64_t begin = 0;
     uint64_t lineno = 0;
   };
+
+  void show_progress(uint64_t bytes_of_this_file) {
+    const double fraction = opt_.input_bytes == 0 ? -1.0
+                                                  : static_cast<double>(bytes_before_ + bytes_of_this_file) /
+                                                        static_cast<double>(opt_.input_bytes);
+    opt_.progress->update(report_.stats[kStat_strace_lines], fraction);
+  }
 
   void problem(StatId id, uint64_t lineno, std::string_view what, std::string_view line) {
     ++report_.stats[id];
@@ -347,25 +366,84 @@ class Importer {
       ++unresolved_counts_[e.tid];
       ++unresolved_events_;
     }
-    if (!buffer_all_ && buffer_.size() >= kFlushEvents && unresolved_events_ == 0) flush(false);
+    if (buffer_all_) {
+      // -ff: the events are put in completion order at the end; park them as sorted runs.
+      if (buffer_.size() >= kFlushEvents) park(/*sorted=*/true);
+      return;
+    }
+    if (buffer_.size() + parked_.events() < kFlushEvents) return;
+    if (unresolved_events_ == 0)
+      flush(false);
+    else if (buffer_.size() >= kFlushEvents)
+      park(/*sorted=*/false);  // still waiting for a thread's process: wait on disk
+  }
+
+  void park(bool sorted) {
+    if (sorted) std::stable_sort(buffer_.begin(), buffer_.end(), by_end);
+    parked_.add_run(buffer_);
+    buffer_.clear();
+  }
+
+  static bool by_end(const Event& a, const Event& b) { return a.end_ns < b.end_ns; }
+
+  // Threads' process ids are final when events leave: fix them up on the way out.
+  void emit(Event e) {
+    int leader = tgid_of(e.tid);
+    e.tid = real_tid(e.tid);
+    e.pid = real_tid(leader);
+    sink_.append(e);
   }
 
   void flush(bool at_end) {
-    if (at_end && buffer_all_) {
-      // -ff: files were read one after the other; restore the global completion order.
-      std::stable_sort(buffer_.begin(), buffer_.end(), [](const Event& a, const Event& b) { return a.end_ns < b.end_ns; });
-    }
     if (at_end && root_tid_ <= 0 && unresolved_counts_.count(kPlaceholderTid))
       report_.stats[kStat_strace_missing_pid] += unresolved_counts_[kPlaceholderTid];
-    for (Event& e : buffer_) {
-      int leader = tgid_of(e.tid);
-      e.tid = real_tid(e.tid);
-      e.pid = real_tid(leader);
-      sink_.append(e);
+    if (at_end && buffer_all_) {
+      // -ff: files were read one after the other; restore the global completion order.
+      emit_by_end();
+    } else {
+      std::span<const Event> view;
+      for (size_t run = 0; run < parked_.runs(); ++run)
+        while (parked_.next(run, &view))
+          for (const Event& e : view) emit(e);
+      for (const Event& e : buffer_) emit(e);
     }
     buffer_.clear();
+    parked_.clear();
     unresolved_counts_.clear();
     unresolved_events_ = 0;
+  }
+
+  // What std::stable_sort by end would give over everything appended: sorted runs merged, ties
+  // to the earlier run (the earlier input) and, within a run, kept in order.
+  void emit_by_end() {
+    std::stable_sort(buffer_.begin(), buffer_.end(), by_end);
+    if (parked_.runs() == 0) {
+      for (const Event& e : buffer_) emit(e);
+      return;
+    }
+    if (!buffer_.empty()) park(/*sorted=*/false);
+    struct Head {
+      std::span<const Event> view;
+      size_t pos = 0;
+    };
+    std::vector<Head> heads(parked_.runs());
+    std::vector<std::pair<int64_t, size_t>> heap;  // (end of the run's next event, run), smallest first
+    for (size_t run = 0; run < heads.size(); ++run)
+      if (parked_.next(run, &heads[run].view)) heap.emplace_back(heads[run].view[0].end_ns, run);
+    std::make_heap(heap.begin(), heap.end(), std::greater<>());
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+      const size_t run = heap.back().second;
+      heap.pop_back();
+      Head& h = heads[run];
+      emit(h.view[h.pos++]);
+      if (h.pos == h.view.size()) {
+        h.pos = 0;
+        if (!parked_.next(run, &h.view)) continue;
+      }
+      heap.emplace_back(h.view[h.pos].end_ns, run);
+      std::push_heap(heap.begin(), heap.end(), std::greater<>());
+    }
   }
 
   TraceSink& sink_;
@@ -376,6 +454,8 @@ class Importer {
   ImportReport report_;
   std::unordered_map<int, Pending> pending_;
   std::vector<Event> buffer_;
+  EventSpill parked_;  // events before buffer_'s, waiting on disk
+  uint64_t bytes_before_ = 0;  // of the -ff files already read
   std::unordered_map<int, int> tgid_;  // thread -> thread-group leader
   std::unordered_set<int> children_;   // tasks we saw being created
   std::unordered_set<int> resolved_;   // tasks whose thread group is known

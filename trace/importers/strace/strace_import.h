@@ -10,6 +10,12 @@
 // tracking opens/dups/closes per process (trace/common/fd_table.h). With -f, strace's pid is
 // the thread id; the thread-group id (Event::pid) is derived from clone(CLONE_THREAD).
 //
+// Memory does not grow with the log: events wait in memory only until their thread's process is
+// known (a clone's child can print lines before the clone returns in its parent), and beyond
+// 65 536 waiting events they wait in a temporary file (trace/io/event_spill.h); -ff files, read
+// one after the other and put back in completion order, are sorted the same way (sorted runs
+// parked on disk, then merged).
+//
 // Timestamps are strace's wall-clock times (header clock "CLOCK_REALTIME") unless
 // clock_offset_ns maps them to CLOCK_MONOTONIC (the strace capture backend knows the offset).
 #pragma once
@@ -19,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.h"
 #include "trace/io/trace_sink.h"
 #include "trace/stats.h"
 
@@ -29,6 +36,10 @@ struct StraceImportOptions {
   int64_t clock_offset_ns = 0;  // added to every timestamp (0: keep wall-clock time)
   size_t max_reported_problems = 10;
   bool fill_header = true;      // set backend/clock/settings/counters in sink.header()
+  // Lines done, and the share of `input_bytes` (the log's size; all files' with -ff) read, for a
+  // progress line (may be null).
+  Progress* progress = nullptr;
+  uint64_t input_bytes = 0;
 };
 
 struct ImportReport {

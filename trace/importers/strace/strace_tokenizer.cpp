@@ -14,6 +14,7 @@ bool StraceTokenizer::next(std::string_view* line, uint64_t* lineno) {
   }
   while (std::getline(in_, buf_)) {
     ++physical_;
+    bytes_ += buf_.size() + 1;
     uint64_t first = physical_;
     if (!carry_.empty()) {
       buf_.insert(0, carry_);

@@ -18,6 +18,8 @@ class StraceTokenizer {
   // Next logical line and the number of its (first) physical line; false at the end.
   bool next(std::string_view* line, uint64_t* lineno);
   bool read_error() const { return in_.bad(); }
+  // Bytes of the input consumed so far (for progress).
+  uint64_t bytes_read() const { return bytes_; }
 
  private:
   std::istream& in_;
@@ -28,6 +30,7 @@ class StraceTokenizer {
   uint64_t message_line_ = 0;
   bool has_message_ = false;
   uint64_t physical_ = 0;
+  uint64_t bytes_ = 0;
 };
 
 }  // namespace rastro::trace::strace
