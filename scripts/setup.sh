@@ -5,6 +5,7 @@ PKGS=(
   build-essential cmake ninja-build pkg-config git
   libcli11-dev nlohmann-json3-dev libzstd-dev libfmt-dev libsqlite3-dev sqlite3
   libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev
+  liburing-dev  # the replayers submit traced io_uring requests through io_uring (replay/runtime/exec_uring.h)
   libboost-dev libboost-graph-dev libboost-math-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   strace linux-perf bpftrace
