@@ -16,6 +16,7 @@
 #include "replay/runtime/completion_flag.h"
 #include "replay/runtime/io_buffer.h"
 #include "replay/runtime/request_runner.h"
+#include "trace/analysis/concurrency.h"
 
 namespace rastro::replay {
 
@@ -33,6 +34,13 @@ std::string_view uring_mode_name(UringMode m) {
     case UringMode::kPlain: return "plain";
   }
   return "?";
+}
+
+std::string io_uring_missing() {
+  io_uring ring{};
+  if (int rc = io_uring_queue_init(1, &ring, 0); rc < 0) return std::string("io_uring_queue_init: ") + std::strerror(-rc);
+  io_uring_queue_exit(&ring);
+  return "";
 }
 
 namespace {
@@ -330,7 +338,7 @@ void UringReplay::finish(std::span<RequestRecord> records, ExecStats& stats) {
   }
   for (auto& ring : rings_) {
     // In flight at each submission: submitted earlier (or together), CQE not yet reaped.
-    std::vector<std::pair<int64_t, int>> edges;
+    std::vector<int64_t> begins, ends;
     for (uint32_t r : ring->requests) {
       const Slot& s = slots_[r];
       if (!s.submitted || r >= records.size()) continue;
@@ -345,17 +353,10 @@ void UringReplay::finish(std::span<RequestRecord> records, ExecStats& stats) {
         ++stats.mismatched;
         ++stats.mismatched_by_call[std::string(trace::function_name(e, plan_.trace.strings))];
       }
-      edges.emplace_back(rec.begin_ns, +1);
-      edges.emplace_back(rec.end_ns, -1);
+      begins.push_back(rec.begin_ns);
+      ends.push_back(rec.end_ns);
     }
-    std::sort(edges.begin(), edges.end(), [](const auto& x, const auto& y) {
-      return x.first != y.first ? x.first < y.first : x.second < y.second;  // a completion at a submission's time came first
-    });
-    int level = 0;
-    for (const auto& [t, d] : edges) {
-      level += d;
-      max_in_flight_ = std::max(max_in_flight_, static_cast<uint32_t>(std::max(level, 0)));
-    }
+    for (uint32_t level : trace::concurrency_levels(begins, ends)) max_in_flight_ = std::max(max_in_flight_, level);
   }
 }
 

@@ -40,6 +40,8 @@ namespace rastro::replay {
 enum class UringMode : uint8_t { kAuto, kRing, kPlain };
 Result<UringMode> parse_uring_mode(std::string_view text);  // "ring" | "plain" | "auto"
 std::string_view uring_mode_name(UringMode m);
+// Empty when this kernel gives an io_uring; else why not (e.g. kernel.io_uring_disabled).
+std::string io_uring_missing();
 
 class UringReplay {
  public:

@@ -5,7 +5,6 @@
 // in flight together must be 8 — not 1 (serialised) and not 16 (the depth not kept: O_DIRECT
 // reads of the device stay in flight long enough for the second batch to overlap the first).
 #include <fcntl.h>
-#include <liburing.h>
 #include <sys/syscall.h>
 
 #include <cstring>
@@ -24,6 +23,7 @@
 #include "replay/runtime/replay_output.h"
 #include "tests/replay/replay_test_util.h"
 #include "tests/replay/trace_builder_plan.h"
+#include "trace/analysis/concurrency.h"
 #include "trace/io/trace_sink.h"
 
 namespace rastro::replay {
@@ -61,7 +61,7 @@ trace::Trace sixteen_reads(bool one_batch_each = false) {
   return b.take();
 }
 
-// The most replayed io_uring events in flight at once ([begin, end) overlapping), and the events.
+// The replayed reads; the most io_uring reads in flight at once ([begin, end) overlapping).
 struct Replayed {
   std::vector<trace::Event> uring;
   int plain_reads = 0;
@@ -79,7 +79,7 @@ Replayed replay(const Plan& plan, EngineKind engine, UringMode mode, const std::
   append_replay_events(sink, plan.trace, request_events(plan), res.records);
   Replayed out;
   out.mismatched = res.stats.mismatched;
-  std::vector<std::pair<int64_t, int>> edges;
+  std::vector<int64_t> begins, ends;
   for (const trace::Event& e : sink.trace().events) {
     if (e.nr != SYS_pread64) continue;
     if (!(e.flags & trace::kEventUring)) {
@@ -87,22 +87,11 @@ Replayed replay(const Plan& plan, EngineKind engine, UringMode mode, const std::
       continue;
     }
     out.uring.push_back(e);
-    edges.emplace_back(e.begin_ns, 1);
-    edges.emplace_back(e.end_ns, -1);
+    begins.push_back(e.begin_ns);
+    ends.push_back(e.end_ns);
   }
-  std::sort(edges.begin(), edges.end(),
-            [](const auto& a, const auto& b) { return a.first != b.first ? a.first < b.first : a.second < b.second; });
-  int level = 0;
-  for (const auto& [t, d] : edges) out.max_in_flight = std::max<uint32_t>(out.max_in_flight, static_cast<uint32_t>(level += d));
+  for (uint32_t level : trace::concurrency_levels(begins, ends)) out.max_in_flight = std::max(out.max_in_flight, level);
   return out;
-}
-
-// Empty when this kernel gives an io_uring (it may be disabled: kernel.io_uring_disabled).
-std::string io_uring_missing() {
-  io_uring ring{};
-  if (int rc = io_uring_queue_init(1, &ring, 0); rc < 0) return std::string("io_uring_queue_init: ") + std::strerror(-rc);
-  io_uring_queue_exit(&ring);
-  return "";
 }
 
 #define SKIP_WITHOUT_IO_URING()                                    \
