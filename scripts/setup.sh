@@ -5,6 +5,7 @@ PKGS=(
   build-essential cmake ninja-build pkg-config git
   libcli11-dev nlohmann-json3-dev libzstd-dev libfmt-dev libsqlite3-dev sqlite3
   libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev
+  liburing-dev  # the replayers submit traced io_uring requests through io_uring (replay/runtime/exec_uring.h); the capture tests' io_uring workload
   libboost-dev libboost-graph-dev libboost-math-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   strace linux-perf bpftrace
@@ -14,7 +15,6 @@ PKGS=(
   libarmadillo-dev  # characterize: k-means / GMM clustering
   openmpi-bin libopenmpi-dev mpich libmpich-dev  # MPI capture (mpi/): both ABIs, tests run real jobs
   iproute2 util-linux  # the multi-node tests' simulated hosts: ip netns, veth, unshare --time/--uts
-  liburing-dev  # io_uring: the capture tests' io_uring workload, the replayers' io_uring submission
   rsync  # one of the everyday programs of the replay corpus (bench/corpus.sh)
 )
 missing=()

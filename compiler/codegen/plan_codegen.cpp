@@ -169,7 +169,7 @@ CodegenReport generate_program(const replay::Plan& plan, const CodegenOptions& o
                          "target_compile_options(replay PRIVATE -Wall -Wextra -Werror {})\n"
                          "target_link_options(replay PRIVATE {})\n"
                          "find_package(Threads REQUIRED)\n"
-                         "target_link_libraries(replay PRIVATE\n{}  zstd sqlite3 fmt Threads::Threads)\n",
+                         "target_link_libraries(replay PRIVATE\n{}  zstd sqlite3 fmt uring Threads::Threads)\n",
                          RASTRO_GEN_SOURCE_DIR, sanitize, sanitize, libs));
   ++rep.files;
   return rep;

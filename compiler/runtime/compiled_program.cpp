@@ -37,6 +37,7 @@ struct SharedState {
   std::vector<replay::RequestRecord>* records = nullptr;
   replay::TimingSpec timing;
   int64_t start_ns = 0;
+  replay::UringReplay* uring = nullptr;  // the session's (exec_uring.h): io_uring requests through rings
 };
 
 struct ThreadState {
@@ -53,8 +54,8 @@ void ThreadContext::wait(uint32_t request) { s_->waited |= s_->sh->done[request]
 void ThreadContext::issue(uint32_t r) {
   SharedState& sh = *s_->sh;
   if (sh.imp.spawn[r] >= 0) wait(static_cast<uint32_t>(sh.imp.spawn[r]));
+  s_->waited |= sh.uring->await(r);
   s_->waits += s_->waited;
-  const replay::Request& q = sh.plan->requests[r];
   const int64_t ready = replay::ready_ns(s_->waited, s_->prev_end);
   s_->waited = false;
   int64_t planned = ready;
@@ -64,8 +65,7 @@ void ThreadContext::issue(uint32_t r) {
     replay::wait_until(planned);
   }
   replay::RequestRecord& rec = (*sh.records)[r];
-  replay::issue_request(*sh.exec, sh.plan->trace.events[q.event], q.action, q.path, sh.keys->keys[r].data(), s_->proc,
-                        s_->scratch, &rec);
+  sh.uring->issue(r, *sh.exec, sh.keys->keys[r].data(), s_->proc, s_->scratch, &rec);
   rec.planned_ns = planned;
   s_->prev_end = rec.end_ns;
   sh.replay_end[r] = rec.end_ns;
@@ -143,6 +143,8 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   sh.replay_end.assign(n, 0);
   sh.records = &res.records;
   sh.timing = options.timing;
+  replay::UringReplay plain_uring(plan, replay::UringMode::kPlain);
+  sh.uring = options.uring ? options.uring : &plain_uring;
 
   replay::CompletionFlag go;
   std::mutex merge_mu;
@@ -156,6 +158,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
     go.wait();
     const StaticThread& code = ct.threads[t];
     for (size_t p = 0; p < code.n_parts; ++p) code.parts[p](ctx);
+    sh.uring->drain(static_cast<uint32_t>(t));
     std::lock_guard lock(merge_mu);
     res.stats.merge(st.scratch.stats);
     res.dependency_waits += st.waits;
@@ -166,6 +169,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   sh.start_ns = monotonic_ns() + 200'000;  // a moment for every thread to reach the start line
   go.complete();
   for (auto& th : threads) th.join();
+  sh.uring->finish(res.records, res.stats);
   res.start_ns = sh.start_ns;
   res.wall_ns = replay::detail::wall_time(res.records);
   return res;

@@ -38,6 +38,8 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   const size_t n = plan.requests.size();
   res.records.resize(n);
   detail::EngineSetup setup(plan, sandbox);
+  UringReplay plain_uring(plan, UringMode::kPlain);
+  UringReplay& uring = options.uring ? *options.uring : plain_uring;
 
   // Reverse edges (dependants) in CSR form, and each request's count of outstanding dependencies.
   std::vector<uint32_t> remaining(n, 0);
@@ -90,6 +92,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       if (r == kStop) break;
       const Request& q = plan.requests[r];
       const trace::Event& e = plan.trace.events[q.event];
+      uring.await(r);
       if (options.hooks) options.hooks->before_issue(r);
       int64_t ready = monotonic_ns();
       int64_t planned = ready;
@@ -99,12 +102,13 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
         wait_until(planned);
       }
       RequestRecord& rec = res.records[r];
-      issue_request(setup.exec, e, q.action, q.path, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
+      uring.issue(r, setup.exec, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
       rec.planned_ns = planned;
       setup.replay_end[r] = rec.end_ns;
       if (options.hooks) options.hooks->after_complete(r);
       while (!replayed.push(r)) CompletionFlag::cpu_relax();
     }
+    uring.drain_all();  // before the thread exits: it may have submitted to any ring
     std::lock_guard lock(merge_mu);
     res.stats.merge(scratch.stats);
     if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
@@ -147,6 +151,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
     while (!available.push(kStop)) CompletionFlag::cpu_relax();
   }
   for (auto& w : workers) w.join();
+  uring.finish(res.records, res.stats);
   res.dependency_waits = waits;
   res.start_ns = start_ns;
   res.wall_ns = detail::wall_time(res.records);

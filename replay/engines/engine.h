@@ -21,6 +21,7 @@
 #include "common/error.h"
 #include "replay/plan/plan.h"
 #include "replay/runtime/call_executor.h"
+#include "replay/runtime/exec_uring.h"
 #include "replay/runtime/replay_output.h"
 #include "replay/runtime/sandbox_resolver.h"
 #include "replay/runtime/timing.h"
@@ -46,6 +47,7 @@ struct EngineOptions {
   TimingSpec timing;
   bool realtime = false;  // SCHED_FIFO replay threads (warns if not permitted)
   RequestHooks* hooks = nullptr;
+  UringReplay* uring = nullptr;  // io_uring requests through rings (exec_uring.h); nullptr: plain calls
 };
 
 struct EngineResult {

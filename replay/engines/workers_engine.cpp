@@ -19,6 +19,8 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   const size_t n = plan.requests.size();
   res.records.resize(n);
   detail::EngineSetup setup(plan, sandbox);
+  UringReplay plain_uring(plan, UringMode::kPlain);
+  UringReplay& uring = options.uring ? *options.uring : plain_uring;
   std::unique_ptr<CompletionFlag[]> done(new CompletionFlag[n]);
 
   CompletionFlag go;
@@ -43,6 +45,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
         uint32_t d = plan.deps[q.deps_begin + i].request;
         if (d != r) waited |= done[d].wait();
       }
+      waited |= uring.await(r);
       if (options.hooks) waited |= options.hooks->before_issue(r);
       waits += waited;
       const int64_t ready = ready_ns(waited, prev_end);
@@ -53,13 +56,14 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
         wait_until(planned);
       }
       RequestRecord& rec = res.records[r];
-      issue_request(setup.exec, plan.trace.events[q.event], q.action, q.path, setup.keys.keys[r].data(), proc, scratch, &rec);
+      uring.issue(r, setup.exec, setup.keys.keys[r].data(), proc, scratch, &rec);
       rec.planned_ns = planned;
       prev_end = rec.end_ns;
       setup.replay_end[r] = rec.end_ns;
       if (options.hooks) options.hooks->after_complete(r);
       done[r].complete();
     }
+    uring.drain(static_cast<uint32_t>(t));
     std::lock_guard lock(merge_mu);
     res.stats.merge(scratch.stats);
     res.dependency_waits += waits;
@@ -72,6 +76,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   start_ns = monotonic_ns() + 200'000;  // a moment for every thread to reach the start line
   go.complete();
   for (auto& th : threads) th.join();
+  uring.finish(res.records, res.stats);
   res.start_ns = start_ns;
   res.wall_ns = detail::wall_time(res.records);
   return res;

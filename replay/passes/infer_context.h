@@ -84,6 +84,9 @@ struct InferContext {
   std::vector<Dep> deps;
   std::vector<uint32_t> deps_begin;
 
+  // uring_batches (uring_batches.h)
+  UringPlan uring;
+
   // plan
   Plan plan;
 

@@ -56,6 +56,11 @@ void dump_after_pass(std::ostream& out, const std::string& pass, const InferCont
       for (uint32_t i = ctx.deps_begin[r]; i < ctx.deps_begin[r + 1]; ++i)
         line += fmt::format("\tafter {} {}", ctx.deps[i].request, edge_kind_name(ctx.deps[i].kind));
     }
+    if (!ctx.uring.empty()) {
+      const UringPlan& u = ctx.uring;
+      if (u.depth[r]) line += fmt::format("\turing depth {}{}", u.depth[r], u.batch_end[r] ? " batch_end" : "");
+      for (uint32_t i = u.awaits_begin[r]; i < u.awaits_begin[r + 1]; ++i) line += fmt::format("\tawaits {}", u.awaits[i]);
+    }
     out << line << "\n";
   }
 }

@@ -50,6 +50,7 @@ Result<Done> run_plan(InferContext& c) {
   plan.processes = std::move(c.processes);
   plan.fd_keys = std::move(c.fd_keys);
   plan.init = std::move(c.init);
+  plan.uring = std::move(c.uring);
   plan.trace = std::move(c.trace);
   return compute_figures(plan);
 }
@@ -203,7 +204,7 @@ Result<Done> compute_figures(Plan& plan) {
 }
 
 Pass CreatePlanPass() {
-  return Pass{"plan", {"requests", "paths", "initial_state", "fds", "fd_keys", "processes", "deps"}, {"plan"}, run_plan};
+  return Pass{"plan", {"requests", "paths", "initial_state", "fds", "fd_keys", "processes", "deps", "uring"}, {"plan"}, run_plan};
 }
 
 }  // namespace rastro::replay

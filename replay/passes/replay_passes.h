@@ -13,6 +13,7 @@
 #include "replay/passes/plan.h"
 #include "replay/passes/resolve_fds.h"
 #include "replay/passes/resolve_paths.h"
+#include "replay/passes/uring_batches.h"
 
 namespace rastro::replay {
 
@@ -23,6 +24,7 @@ inline PassManager AllReplayPasses() {
   pm.add(CreateResolveFdsPass());    // needs absolute paths (an fd's file is its open's path)
   pm.add(CreateInferOrderPass());    // needs fd lifetimes and paths
   pm.add(CreateCrossRankOrderPass());  // a merged MPI job: keeps only what the clocks prove across ranks
+  pm.add(CreateUringBatchesPass());  // io_uring batches and queue depth (program order only)
   pm.add(CreatePlanPass());          // needs every dependency
   return pm;
 }

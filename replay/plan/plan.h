@@ -111,6 +111,29 @@ struct InitPlan {
   uint64_t bytes = 0;
 };
 
+// io_uring requests (trace events with kEventUring: begin = submission, end = completion) for the
+// ring replay (replay/runtime/exec_uring.h; pass replay/passes/uring_batches.h). Empty when the
+// trace has none. A *ring request* is one the engines issue (kReplay) and the ring can submit:
+// an equivalent pread64/pwrite64/preadv/pwritev/fsync/sync_file_range/fallocate/fadvise64.
+struct UringPlan {
+  // Per plan request: its traced queue depth — the ring requests of its thread submitted and not
+  // yet completed when it was submitted, itself included; 0 when it is no ring request.
+  std::vector<uint32_t> depth;
+  // Per plan request: 1 when it ends its batch (the requests one io_uring_enter of its thread
+  // submitted, consecutive in program order): the ring submits after it.
+  std::vector<uint8_t> batch_end;
+  // CSR, per plan request r: awaits[awaits_begin[r], awaits_begin[r+1]) are the ring requests of
+  // r's thread that completed in the trace before r began and that no earlier request of the
+  // thread awaits. r is issued only once they completed in the replay too (the traced overlap is
+  // kept: what was in flight with r in the trace is all that can be in flight with it here).
+  std::vector<uint32_t> awaits_begin;
+  std::vector<uint32_t> awaits;
+  // Per PlanThread: its largest depth (its ring's size); 0 = no ring requests.
+  std::vector<uint32_t> thread_depth;
+
+  bool empty() const { return depth.empty(); }
+};
+
 struct Plan {
   Ordering ordering = Ordering::kFs;
   trace::Trace trace;              // the input trace (header, strings, events)
@@ -126,6 +149,7 @@ struct Plan {
   std::vector<ProcessSeed> processes;
   FdKeys fd_keys;
   InitPlan init;
+  UringPlan uring;  // (pass uring_batches)
 };
 
 }  // namespace rastro::replay

@@ -56,6 +56,58 @@ T field(const nlohmann::json& j, const char* key, const char* what) {
 
 }  // namespace
 
+namespace {
+
+// Sparse: [request, depth, batch_end] per ring request, [request, awaited...] per request that
+// awaits any.
+nlohmann::json uring_json(const UringPlan& u) {
+  nlohmann::json reqs = nlohmann::json::array(), awaits = nlohmann::json::array();
+  for (size_t r = 0; r < u.depth.size(); ++r) {
+    if (u.depth[r]) reqs.push_back({r, u.depth[r], u.batch_end[r]});
+    if (u.awaits_begin[r] == u.awaits_begin[r + 1]) continue;
+    nlohmann::json a = {r};
+    for (uint32_t i = u.awaits_begin[r]; i < u.awaits_begin[r + 1]; ++i) a.push_back(u.awaits[i]);
+    awaits.push_back(std::move(a));
+  }
+  return {{"requests", std::move(reqs)}, {"awaits", std::move(awaits)}, {"thread_depth", u.thread_depth}};
+}
+
+void read_uring_json(const nlohmann::json& j, Plan* plan) {
+  const size_t n = plan->requests.size();
+  UringPlan& u = plan->uring;
+  u = UringPlan{};
+  u.depth.assign(n, 0);
+  u.batch_end.assign(n, 0);
+  u.thread_depth = field<std::vector<uint32_t>>(j, "thread_depth", "uring");
+  auto request = [&](const nlohmann::json& v) {
+    const auto r = v.get<size_t>();
+    if (r >= n) throw Error(fmt::format("plan: uring: request {} outside the plan ({} requests)", r, n));
+    return r;
+  };
+  try {
+    for (const auto& x : field<nlohmann::json>(j, "requests", "uring")) {
+      const size_t r = request(x.at(0));
+      u.depth[r] = x.at(1).get<uint32_t>();
+      u.batch_end[r] = x.at(2).get<uint8_t>();
+    }
+    std::vector<std::vector<uint32_t>> awaits(n);
+    for (const auto& x : field<nlohmann::json>(j, "awaits", "uring")) {
+      const size_t r = request(x.at(0));
+      for (size_t i = 1; i < x.size(); ++i) awaits[r].push_back(static_cast<uint32_t>(request(x.at(i))));
+    }
+    u.awaits_begin.assign(n + 1, 0);
+    for (size_t r = 0; r < n; ++r) {
+      u.awaits_begin[r] = static_cast<uint32_t>(u.awaits.size());
+      u.awaits.insert(u.awaits.end(), awaits[r].begin(), awaits[r].end());
+    }
+    u.awaits_begin[n] = static_cast<uint32_t>(u.awaits.size());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("plan: uring: malformed entry (") + e.what() + ")");
+  }
+}
+
+}  // namespace
+
 nlohmann::json replayer_data_json(const Plan& plan) {
   nlohmann::json procs = nlohmann::json::array();
   for (const ProcessSeed& s : plan.processes)
@@ -74,9 +126,11 @@ nlohmann::json replayer_data_json(const Plan& plan) {
     if (e.kind == InitEntry::Kind::kSymlink) x["target"] = e.target;
     entries.push_back(std::move(x));
   }
-  return {{"processes", std::move(procs)},
-          {"fd_key_count", plan.fd_keys.count},
-          {"initial_state", {{"bytes", plan.init.bytes}, {"entries", std::move(entries)}}}};
+  nlohmann::json j = {{"processes", std::move(procs)},
+                      {"fd_key_count", plan.fd_keys.count},
+                      {"initial_state", {{"bytes", plan.init.bytes}, {"entries", std::move(entries)}}}};
+  if (!plan.uring.empty()) j["uring"] = uring_json(plan.uring);
+  return j;
 }
 
 void read_replayer_data_json(const nlohmann::json& j, Plan* plan) {
@@ -109,6 +163,7 @@ void read_replayer_data_json(const nlohmann::json& j, Plan* plan) {
     if (e.kind == InitEntry::Kind::kSymlink) e.target = field<std::string>(x, "target", "initial_state entry");
     plan->init.entries.push_back(std::move(e));
   }
+  if (j.contains("uring")) read_uring_json(j["uring"], plan);
 }
 
 void write_plan_json(std::ostream& out, const Plan& plan) {

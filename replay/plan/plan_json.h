@@ -18,7 +18,8 @@ void write_plan_json(std::ostream& out, const Plan& plan);
 
 // What the replayers need from a plan beyond requests and dependencies: the process seeds, the fd
 // key count and the initial file-system state ("processes", "fd_key_count", "initial_state"; the
-// per-request fd keys travel with the requests). Strings are kept byte for byte, so store it as
+// per-request fd keys travel with the requests), and for a trace with io_uring requests the
+// UringPlan ("uring": only then, so other plans read and print as before). Strings are kept byte for byte, so store it as
 // CBOR (nlohmann::json::to_cbor) where a path may not be UTF-8 (the compiled replayer does).
 nlohmann::json replayer_data_json(const Plan& plan);
 // Reads it back into plan->processes, plan->fd_keys.count and plan->init. Throws

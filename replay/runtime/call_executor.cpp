@@ -57,16 +57,12 @@ void ExecStats::merge(const ExecStats& o) {
   for (auto& [k, v] : o.mismatched_by_call) mismatched_by_call[k] += v;
 }
 
-char* ThreadScratch::read_area(size_t n) {
-  if (read_buf.size() < n) read_buf.resize(n);
-  return read_buf.data();
-}
+char* ThreadScratch::read_area(size_t n) { return read_buf.area(n); }
 
 const char* ThreadScratch::write_area(size_t n) {
-  if (write_buf.size() < n) {
-    size_t old = write_buf.size();
-    write_buf.resize(n);
-    for (size_t i = old; i < n; ++i) write_buf[i] = write_pattern_byte(i);
+  if (write_buf.size() < n || !write_buf.data()) {
+    char* p = write_buf.area(n);  // a new area: the pattern is written again
+    for (size_t i = 0; i < write_buf.size(); ++i) p[i] = write_pattern_byte(i);
   }
   return write_buf.data();
 }

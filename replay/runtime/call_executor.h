@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "replay/runtime/io_buffer.h"
 #include "replay/runtime/process_state.h"
 #include "replay/runtime/sandbox_resolver.h"
 #include "trace/model/event.h"
@@ -66,8 +67,8 @@ struct ExecStats {
 
 // A replay thread's own buffers and counters.
 struct ThreadScratch {
-  std::vector<char> read_buf;
-  std::vector<char> write_buf;  // the deterministic pattern written by every write
+  IoBuffer read_buf;   // page-aligned (io_buffer.h): O_DIRECT reads and writes work
+  IoBuffer write_buf;  // the deterministic pattern written by every write
   ExecStats stats;
   // The timed region of the call being executed, when the executor narrowed it to the syscall
   // (0: not narrowed): the sandbox's path resolution before it and the fd-table bookkeeping after

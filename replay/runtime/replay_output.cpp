@@ -1,5 +1,7 @@
 #include "replay/runtime/replay_output.h"
 
+#include <sys/syscall.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -175,10 +177,17 @@ void append_replay_events(trace::TraceSink& sink, const trace::Trace& source,
     if (remap[id] == trace::kNoStr) remap[id] = sink.strings().intern(source.strings.get(id));
     return remap[id];
   };
+  // An io_uring request's link names its io_uring_enter by (tid, begin): the replayed enter's begin.
+  std::map<std::pair<int32_t, int64_t>, int64_t> enter_begin;
   for (size_t i = 0; i < records.size(); ++i) {
     const trace::Event& src = source.events[event_of_request[i]];
     const RequestRecord& r = records[i];
     trace::Event e = src;
+    if (src.nr == SYS_io_uring_enter) enter_begin[{src.tid, src.begin_ns}] = r.begin_ns;
+    if (src.flags & trace::kEventUring) {
+      auto it = enter_begin.find({src.tid, src.uring_enter_ns});
+      e.uring_enter_ns = it == enter_begin.end() ? 0 : it->second;
+    }
     e.name = map_str(src.name);
     for (auto& a : e.args) a.str = map_str(a.str);
     e.begin_ns = r.begin_ns;
@@ -187,8 +196,9 @@ void append_replay_events(trace::TraceSink& sink, const trace::Trace& source,
     e.expected_rvalue = src.rvalue;
     e.planned_ns = r.planned_ns;
     e.raw_end_ns = 0;
-    // A replayed page fault stays one (trace/model/page_fault.h): stats count its page.
-    e.flags = trace::kEventReplayed | (r.flags & (trace::kEventSkipped | trace::kEventMismatch)) |
+    // A replayed page fault stays one (trace/model/page_fault.h): stats count its page. An
+    // io_uring request replayed through a ring stays one (exec_uring.h); as a plain call it is not.
+    e.flags = trace::kEventReplayed | (r.flags & (trace::kEventSkipped | trace::kEventMismatch | trace::kEventUring)) |
               (src.flags & trace::kEventPageFault) | (r.emulated ? trace::kEventEmulated : 0u);
     sink.append(e);
   }

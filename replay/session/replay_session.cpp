@@ -43,10 +43,20 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
     if (auto dropped = rastro::drop_caches(); !dropped.ok()) warnings.push_back("--drop-caches: " + dropped.error());
   }
 
+  UringReplay uring(plan, o.uring);  // (throws for --uring=ring without a ring)
+  if (!uring.warning().empty()) warnings.push_back(uring.warning());
   EngineOptions eo;
   eo.timing = o.timing;
   eo.realtime = o.realtime;
+  eo.uring = &uring;
   EngineResult res = engine(plan, sandbox, eo);
+  nlohmann::json uring_json = {{"mode", uring.active() ? "ring" : "plain"}};
+  if (uring.active()) {
+    uring_json["traced_depth_max"] = uring.traced_depth();
+    uring_json["in_flight_max"] = uring.max_in_flight();
+    fmt::print(stderr, "io_uring: requests submitted through io_uring, traced queue depth max {}, in flight max {}\n",
+               uring.traced_depth(), uring.max_in_flight());
+  }
   for (auto& w : res.warnings) warnings.push_back("--rt: " + w);
 
   auto events = request_events(plan);
@@ -62,7 +72,8 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
                 {"engine", s.engine},        {"ordering", s.ordering},
                 {"timing", s.timing},        {"root", o.root},
                 {"init", o.init},            {"drop_caches", o.drop_caches},
-                {"realtime", o.realtime},    {"init_report", init_json}};
+                {"realtime", o.realtime},    {"init_report", init_json},
+                {"uring", uring_json}};
   h.command = plan.trace.header.command;
   h.host = plan.trace.header.host;
   ClockAnchor a = take_clock_anchor();

@@ -25,6 +25,7 @@ struct SessionOptions {
   bool drop_caches = false;
   bool realtime = false;
   TimingSpec timing;
+  UringMode uring = UringMode::kAuto;  // io_uring requests: through rings or as plain calls (exec_uring.h)
   std::string engine_name;     // "workers", "coordinator", "compiled"
   std::string source;          // the source trace's path (for the header)
   std::vector<std::string> warnings;  // carried into the summary

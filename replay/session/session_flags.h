@@ -2,6 +2,8 @@
 // replayer so both say the same thing about the root and its safety rules (root_guard.h).
 #pragma once
 
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 #include "replay/session/replay_session.h"
@@ -24,6 +26,12 @@ inline void add_session_flags(CLI::App& app, SessionOptions& o) {
   app.add_option("-o,--output", o.out, "Replayed trace (uniform format, replayer-side times: .rastro, .tsv, .csv)")
       ->required();
   app.add_option("--summary-json", o.summary_json, "Write the end-of-run summary as JSON");
+  app.add_option_function<std::string>(
+         "--uring", [&o](const std::string& v) { o.uring = parse_uring_mode(v).take(); },
+                 "io_uring requests of the trace: ring = through io_uring, one ring per thread at the traced "
+                 "queue depth (an error if no ring can be set up); plain = as their equivalent calls, one after "
+                 "the other. Default: ring when the trace has io_uring requests and the kernel gives a ring")
+      ->check(CLI::IsMember({"ring", "plain"}));
 }
 
 }  // namespace rastro::replay

@@ -323,7 +323,7 @@ TEST(InferencePasses, PassManagerRefusesAPassWhoseInputIsNotProduced) {
   PassManager pm;
   EXPECT_THROW(pm.add(CreateInferOrderPass()), std::logic_error);
   EXPECT_EQ(AllReplayPasses().names(),
-            (std::vector<std::string>{"parse", "resolve_paths", "resolve_fds", "infer_order", "cross_rank_order", "plan"}));
+            (std::vector<std::string>{"parse", "resolve_paths", "resolve_fds", "infer_order", "cross_rank_order", "uring_batches", "plan"}));
 }
 
 // ---- random traces ------------------------------------------------------------------------

@@ -20,35 +20,25 @@
 
 #include "capture/ebpf/ebpf_backend.h"
 #include "tests/capture/root/ebpf_root_util.h"
+#include "tests/capture/root/fio_uring_job.h"
 #include "trace/io/trace_sink.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace {
 
-constexpr int kReads = 2000;
-constexpr long kFileBytes = 8L << 20;
+using rastro::testing::FioUringJob;
 
 TEST(EbpfUring, FioReadsThroughIoUringAreTheRequestsFioLogged) {
   if (std::string why = rastro::capture::ebpf::testing::ebpf_missing(); !why.empty())
     GTEST_SKIP() << "eBPF unavailable: " << why;
   rastro::capture::ebpf::EbpfBackend backend;
-  if (::access("/usr/bin/fio", X_OK) != 0) {
-    std::printf("fio is not installed (scripts/setup.sh installs it)\n");
-    GTEST_SKIP() << "fio is not installed";
-  }
-  char tmpl[] = "/tmp/rastro_uring_XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl, data = dir + "/data", iolog = dir + "/iolog";
-  {
-    // Laid out here, so fio issues nothing but the reads.
-    std::ofstream f(data, std::ios::binary);
-    std::string mib(1 << 20, 'r');
-    for (long i = 0; i < kFileBytes >> 20; ++i) f << mib;
-  }
+  if (!rastro::testing::fio_installed()) GTEST_SKIP() << "fio is not installed";
+  const FioUringJob job = FioUringJob::make(/*direct=*/false);
+  ASSERT_FALSE(job.dir.empty());
+  const int kReads = FioUringJob::kReads;
+  const std::string& data = job.data;
   rastro::capture::CaptureOptions o;
-  o.command = {"/usr/bin/fio",      "--name=uring",      "--ioengine=io_uring", "--iodepth=8",
-               "--rw=randread",     "--bs=4k",           "--size=8M",           "--number_ios=2000",
-               "--filename=" + data, "--write_iolog=" + iolog, "--output=/dev/null"};
+  o.command = job.command();
   o.syscalls_spec = "fs";
   o.syscalls = rastro::trace::parse_syscall_set("fs").take();
   o.quiet = true;
@@ -57,15 +47,7 @@ TEST(EbpfUring, FioReadsThroughIoUringAreTheRequestsFioLogged) {
   const auto& trace = sink.trace();
   EXPECT_EQ(trace.header.events_lost, 0u);
 
-  // fio's log: "FILE read OFFSET LENGTH" per read.
-  std::multiset<std::tuple<std::string, long long, long long>> logged;
-  std::ifstream in(iolog);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream ls(line);
-    std::string t, file, action;
-    long long off = 0, len = 0;
-    if (ls >> t >> file >> action >> off >> len && action == "read") logged.emplace(file, off, len);
-  }
+  const auto logged = job.logged_reads();
   ASSERT_EQ(logged.size(), static_cast<size_t>(kReads)) << "fio's log does not hold the reads";
 
   // The fd fio opened the file on, from its own openat in the trace.
@@ -93,9 +75,7 @@ TEST(EbpfUring, FioReadsThroughIoUringAreTheRequestsFioLogged) {
   EXPECT_EQ(captured.size(), static_cast<size_t>(kReads));
   EXPECT_TRUE(captured == logged) << "the captured (file, offset, length) differ from fio's log";
   EXPECT_EQ(linked, kReads) << "every request names the io_uring_enter that submitted it";
-  std::remove(data.c_str());
-  std::remove(iolog.c_str());
-  ::rmdir(tmpl);
+  job.remove();
 }
 
 }  // namespace
