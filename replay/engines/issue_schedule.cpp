@@ -1,0 +1,52 @@
+#include "replay/engines/issue_schedule.h"
+
+#include <algorithm>
+
+namespace rastro::replay::detail {
+
+IssueSchedule::IssueSchedule(const Plan& plan, const ImplicitDeps& imp, const TimingSpec& timing)
+    : plan_(plan), imp_(imp), timing_(timing), end_(plan.requests.size(), 0) {}
+
+int64_t IssueSchedule::planned_ns(uint32_t r, int64_t ready_ns) const {
+  if (timing_.policy == TimingPolicy::kFullspeed) return ready_ns;
+  const Request& q = plan_.requests[r];
+  IssueInputs in;
+  in.start_ns = start_ns_;
+  in.trace_begin_ns = q.trace_begin_ns;
+  in.ready_ns = ready_ns;
+  in.deps_sched_end_ns = start_ns_;
+  auto consider = [&](int64_t d) {
+    if (d < 0 || d == r) return;
+    const Request& dq = plan_.requests[static_cast<size_t>(d)];
+    const int64_t end = end_[static_cast<size_t>(d)];
+    in.deps_sched_end_ns = std::max(in.deps_sched_end_ns, end);
+    if (dq.trace_end_ns > in.dep_trace_end_ns) {
+      in.dep_trace_end_ns = dq.trace_end_ns;
+      in.dep_sched_end_ns = end;
+    }
+  };
+  consider(imp_.prev[r]);
+  consider(imp_.spawn[r]);
+  for (uint32_t i = 0; i < q.deps_count; ++i) consider(plan_.deps[q.deps_begin + i].request);
+  return planned_issue_ns(timing_, in);
+}
+
+int64_t IssueSchedule::await_issue(uint32_t r, int64_t ready_ns) const {
+  const int64_t planned = planned_ns(r, ready_ns);
+  if (timing_.policy != TimingPolicy::kFullspeed) wait_until(planned);
+  return planned;
+}
+
+void IssueSchedule::finish(uint32_t r, const RequestRecord& rec) {
+  const Request& q = plan_.requests[r];
+  const trace::Event& e = plan_.trace.events[q.event];
+  ScheduledCall kind = ScheduledCall::kExecuted;
+  if (e.flags & trace::kEventPageFault) {
+    kind = ScheduledCall::kInstant;
+  } else if (rec.emulated || (rec.flags & trace::kEventSkipped)) {
+    kind = ScheduledCall::kNotExecuted;
+  }
+  end_[r] = schedule_end_ns(timing_, kind, rec.planned_ns, rec.end_ns - rec.begin_ns, q.trace_end_ns - q.trace_begin_ns);
+}
+
+}  // namespace rastro::replay::detail
