@@ -25,6 +25,10 @@ int64_t IssueSchedule::planned_ns(uint32_t r, int64_t ready_ns) const {
       in.dep_sched_end_ns = end;
     }
   };
+  if (const int64_t p = imp_.prev[r]; p >= 0) {
+    in.prev_trace_end_ns = plan_.requests[static_cast<size_t>(p)].trace_end_ns;
+    in.prev_sched_end_ns = end_[static_cast<size_t>(p)];
+  }
   consider(imp_.prev[r]);
   consider(imp_.spawn[r]);
   for (uint32_t i = 0; i < q.deps_count; ++i) consider(plan_.deps[q.deps_begin + i].request);

@@ -3,9 +3,10 @@
 //   fullspeed        no waiting beyond dependencies;
 //   timestamp[:S]    issue at the traced offset from the trace start (divided by S);
 //   think[:S]        keep the traced gap between the latest dependency's completion and this
-//                    call (the gap divided by S) — ARTC's "natural" timing — counted from where
-//                    that dependency ends on the replay's schedule (schedule_end_ns), so the
-//                    replayer's own delays do not pile up from call to call.
+//                    call, and the gap after the thread's own previous call (divided by S) —
+//                    ARTC's "natural" timing — counted from where they end on the replay's
+//                    schedule (schedule_end_ns), so the replayer's own delays do not pile up
+//                    from call to call.
 //
 // Waiting uses clock_nanosleep(TIMER_ABSTIME) until shortly before the deadline and then spins on
 // CLOCK_MONOTONIC: the thesis measured 300–470 % issue error at 10–50 µs gaps with plain nanosleep,
@@ -45,6 +46,9 @@ int64_t wait_until(int64_t deadline_ns, int64_t spin_margin_ns = kSpinMarginNs);
 //   dep_trace_end_ns, dep_sched_end_ns: traced end, and end on the replay's schedule
 //                    (schedule_end_ns), of the dependency that completed latest in the trace
 //                    (think); dep_trace_end_ns < 0 when there is none;
+//   prev_trace_end_ns, prev_sched_end_ns: the same for the call's program-order predecessor
+//                    (< 0: none): its traced gap — the thread's own work between its calls — is
+//                    kept too, even when another thread's call ended later in the trace;
 //   deps_sched_end_ns: the latest schedule end of all its dependencies: think timing never plans
 //                    a call before a dependency ends on the schedule.
 struct IssueInputs {
@@ -53,6 +57,8 @@ struct IssueInputs {
   int64_t ready_ns = 0;
   int64_t dep_trace_end_ns = -1;
   int64_t dep_sched_end_ns = 0;
+  int64_t prev_trace_end_ns = -1;
+  int64_t prev_sched_end_ns = 0;
   int64_t deps_sched_end_ns = 0;
 };
 int64_t planned_issue_ns(const TimingSpec& spec, const IssueInputs& in);

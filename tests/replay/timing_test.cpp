@@ -52,6 +52,12 @@ TEST(Timing, ThinkNeverPlansBeforeADependencyEndsOnTheSchedule) {
   EXPECT_EQ(planned_issue_ns({TimingPolicy::kThink, 1}, in), 1'400'000);
   in.deps_sched_end_ns = 1'010'000;  // before the gap is over: the gap decides
   EXPECT_EQ(planned_issue_ns({TimingPolicy::kThink, 1}, in), 1'021'000);
+  // The thread's own gap is kept too: its previous call ended at 10 us in the trace (gap 40 us)
+  // and at 1,000,000 on the schedule; another thread's later call sets only 1,021,000.
+  in.prev_trace_end_ns = 10'000;
+  in.prev_sched_end_ns = 1'000'000;
+  EXPECT_EQ(planned_issue_ns({TimingPolicy::kThink, 1}, in), 1'040'000);
+  in.prev_trace_end_ns = -1;
   // Timestamp timing keeps the traced offset whatever the schedule says.
   in.deps_sched_end_ns = 1'400'000;
   EXPECT_EQ(planned_issue_ns({TimingPolicy::kTimestamp, 1}, in), 1'050'000);
