@@ -5,7 +5,7 @@
 namespace rastro::replay::detail {
 
 IssueSchedule::IssueSchedule(const Plan& plan, const ImplicitDeps& imp, const TimingSpec& timing)
-    : plan_(plan), imp_(imp), timing_(timing), end_(plan.requests.size(), 0) {}
+    : plan_(plan), imp_(imp), timing_(timing), begin_(plan.requests.size(), 0), end_(plan.requests.size(), 0) {}
 
 int64_t IssueSchedule::planned_ns(uint32_t r, int64_t ready_ns) const {
   if (timing_.policy == TimingPolicy::kFullspeed) return ready_ns;
@@ -30,7 +30,18 @@ int64_t IssueSchedule::planned_ns(uint32_t r, int64_t ready_ns) const {
     in.prev_sched_end_ns = end_[static_cast<size_t>(p)];
   }
   consider(imp_.prev[r]);
-  consider(imp_.spawn[r]);
+  if (const int64_t c = imp_.spawn[r]; c >= 0) {
+    // A thread's first call after the clone that made it: the child ran while the clone was
+    // still under way in its parent (a vfork lasts until the child's exec), so its time counts
+    // from the clone's begin, not from the end of the clone's traced duration.
+    const Request& cq = plan_.requests[static_cast<size_t>(c)];
+    const int64_t begin = begin_[static_cast<size_t>(c)];
+    in.deps_sched_end_ns = std::max(in.deps_sched_end_ns, begin);
+    if (cq.trace_begin_ns > in.dep_trace_end_ns) {
+      in.dep_trace_end_ns = cq.trace_begin_ns;
+      in.dep_sched_end_ns = begin;
+    }
+  }
   for (uint32_t i = 0; i < q.deps_count; ++i) consider(plan_.deps[q.deps_begin + i].request);
   return planned_issue_ns(timing_, in);
 }
@@ -50,6 +61,7 @@ void IssueSchedule::finish(uint32_t r, const RequestRecord& rec) {
   } else if (rec.emulated || (rec.flags & trace::kEventSkipped)) {
     kind = ScheduledCall::kNotExecuted;
   }
+  begin_[r] = rec.planned_ns;
   end_[r] = schedule_end_ns(timing_, kind, rec.planned_ns, rec.end_ns - rec.begin_ns, q.trace_end_ns - q.trace_begin_ns);
 }
 

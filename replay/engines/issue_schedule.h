@@ -55,7 +55,10 @@ class IssueSchedule {
   const ImplicitDeps& imp_;
   TimingSpec timing_;
   int64_t start_ns_ = 0;
-  std::vector<int64_t> end_;  // written by the request's thread, read by its dependants
+  // Where each request begins (its planned time) and ends on the schedule: written by the
+  // request's thread, read by its dependants.
+  std::vector<int64_t> begin_;
+  std::vector<int64_t> end_;
 };
 
 }  // namespace rastro::replay::detail
