@@ -15,34 +15,28 @@ int64_t IssueSchedule::planned_ns(uint32_t r, int64_t ready_ns) const {
   in.trace_begin_ns = q.trace_begin_ns;
   in.ready_ns = ready_ns;
   in.deps_sched_end_ns = start_ns_;
-  auto consider = [&](int64_t d) {
-    if (d < 0 || d == r) return;
-    const Request& dq = plan_.requests[static_cast<size_t>(d)];
-    const int64_t end = end_[static_cast<size_t>(d)];
-    in.deps_sched_end_ns = std::max(in.deps_sched_end_ns, end);
-    if (dq.trace_end_ns > in.dep_trace_end_ns) {
-      in.dep_trace_end_ns = dq.trace_end_ns;
-      in.dep_sched_end_ns = end;
+  // A dependency that ended at `trace_end` in the trace and at `sched_end` on the schedule.
+  auto consider = [&](int64_t trace_end, int64_t sched_end) {
+    in.deps_sched_end_ns = std::max(in.deps_sched_end_ns, sched_end);
+    if (trace_end > in.dep_trace_end_ns) {
+      in.dep_trace_end_ns = trace_end;
+      in.dep_sched_end_ns = sched_end;
     }
+  };
+  auto consider_request = [&](int64_t d) {
+    if (d >= 0 && d != r) consider(plan_.requests[static_cast<size_t>(d)].trace_end_ns, end_[static_cast<size_t>(d)]);
   };
   if (const int64_t p = imp_.prev[r]; p >= 0) {
     in.prev_trace_end_ns = plan_.requests[static_cast<size_t>(p)].trace_end_ns;
     in.prev_sched_end_ns = end_[static_cast<size_t>(p)];
   }
-  consider(imp_.prev[r]);
-  if (const int64_t c = imp_.spawn[r]; c >= 0) {
-    // A thread's first call after the clone that made it: the child ran while the clone was
-    // still under way in its parent (a vfork lasts until the child's exec), so its time counts
-    // from the clone's begin, not from the end of the clone's traced duration.
-    const Request& cq = plan_.requests[static_cast<size_t>(c)];
-    const int64_t begin = begin_[static_cast<size_t>(c)];
-    in.deps_sched_end_ns = std::max(in.deps_sched_end_ns, begin);
-    if (cq.trace_begin_ns > in.dep_trace_end_ns) {
-      in.dep_trace_end_ns = cq.trace_begin_ns;
-      in.dep_sched_end_ns = begin;
-    }
-  }
-  for (uint32_t i = 0; i < q.deps_count; ++i) consider(plan_.deps[q.deps_begin + i].request);
+  consider_request(imp_.prev[r]);
+  // A thread's first call after the clone that made it: the child ran while the clone was still
+  // under way in its parent (a vfork lasts until the child's exec), so its time counts from the
+  // clone's begin, not from the end of the clone's traced duration.
+  if (const int64_t c = imp_.spawn[r]; c >= 0)
+    consider(plan_.requests[static_cast<size_t>(c)].trace_begin_ns, begin_[static_cast<size_t>(c)]);
+  for (uint32_t i = 0; i < q.deps_count; ++i) consider_request(plan_.deps[q.deps_begin + i].request);
   return planned_issue_ns(timing_, in);
 }
 
