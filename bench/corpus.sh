@@ -5,8 +5,10 @@
 # the span error (replayed wall time vs the traced span), as `rastro compare` reports them; the
 # whole report per class is `rastro compare DIR/P/trace.rastro DIR/P/ENGINE-ORDERING.rastro`.
 #
-#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [PROGRAM ...]
+#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [-k] [PROGRAM ...]
 #
+# -k replays the captures already in DIR instead of capturing again (paired runs of two builds on
+# the same captures: -r OLD/rastro -k, then -k).
 # PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all). Needs root for eBPF.
 # Inputs and captures stay in DIR (default /tmp/rastro-corpus) so a failing replay can be studied.
 set -euo pipefail
@@ -14,12 +16,14 @@ set -euo pipefail
 backend=ebpf
 out=/tmp/rastro-corpus
 rastro=$(cd "$(dirname "$0")/.." && pwd)/build/rastro
-while getopts "b:o:r:h" opt; do
+keep=0
+while getopts "b:o:r:kh" opt; do
   case $opt in
     b) backend=$OPTARG ;;
     o) out=$OPTARG ;;
     r) rastro=$OPTARG ;;
-    *) sed -n '2,11p' "$0"; exit 2 ;;
+    k) keep=1 ;;
+    *) sed -n '2,14p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -66,16 +70,22 @@ j = json.load(sys.stdin); t = j["total"]
 print(t["calls"], t["replayed"], t["skipped"], t["mismatched"], "%.1f%%" % j["span_error_pct"])'
 }
 
-rm -rf "$out"; mkdir -p "$out"
+if [ $keep = 0 ]; then rm -rf "$out"; fi
+mkdir -p "$out"; rm -f "$out/rows.txt"
 printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' program engine ordering requests replayed skipped mismatch span_err
 for p in "${programs[@]}"; do
   work="$out/$p"
-  cmd=$(prepare "$p" "$work/in")
-  (cd "$work/in" && "$rastro" capture -b "$backend" -o "$work/trace.rastro" -- sh -c "$cmd" > "$work/capture.log" 2>&1) ||
-    { echo "$p: capture failed (see $work/capture.log)"; continue; }
+  if [ $keep = 1 ]; then
+    [ -s "$work/trace.rastro" ] || { echo "$p: no capture in $work (run without -k first)"; continue; }
+  else
+    cmd=$(prepare "$p" "$work/in")
+    (cd "$work/in" && "$rastro" capture -b "$backend" -o "$work/trace.rastro" -- sh -c "$cmd" > "$work/capture.log" 2>&1) ||
+      { echo "$p: capture failed (see $work/capture.log)"; continue; }
+  fi
   for engine in workers coordinator compiled; do
     for ordering in fs temporal; do
       r="$work/$engine-$ordering"
+      rm -rf "$r.root" "$r.c" "$r.json" "$r.rastro"  # (-k: an earlier run's replay)
       if [ $engine = compiled ]; then
         "$rastro" compile -O $ordering -T think "$work/trace.rastro" -o "$r.c" --build > "$r.log" 2>&1 &&
           "$r.c/replay" --root "$r.root" --init -o "$r.rastro" --summary-json "$r.json" >> "$r.log" 2>&1 || true
@@ -88,7 +98,18 @@ for p in "${programs[@]}"; do
         printf '%-8s %-12s %-9s compare failed (see %s)\n' "$p" $engine $ordering "$r.log"; continue
       fi
       # shellcheck disable=SC2086  # the five fields of the row
-      printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' "$p" $engine $ordering $row
+      printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' "$p" $engine $ordering $row | tee -a "$out/rows.txt"
     done
   done
 done
+# Issue #15's figures over every replay of the run: faithful share, mean |span error| and the worst.
+if [ -s "$out/rows.txt" ]; then "$python" - "$out/rows.txt" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+spans = [float(r[7].rstrip('%')) for r in rows]
+faithful = [100.0 * (int(r[4]) - int(r[6])) / int(r[3]) for r in rows]
+worst = max(rows, key=lambda r: abs(float(r[7].rstrip('%'))))
+print("%d replays: faithful %.2f..%.2f %%, span error mean |%.1f| %%, worst %s (%s %s %s)" % (
+    len(rows), min(faithful), max(faithful), sum(abs(x) for x in spans) / len(spans), worst[7], worst[0], worst[1], worst[2]))
+PY
+fi

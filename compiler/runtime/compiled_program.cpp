@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "replay/engines/engine.h"
 #include "replay/engines/engine_common.h"
+#include "replay/engines/issue_schedule.h"
 #include "replay/plan/plan_json.h"
 #include "replay/plan/plan_names.h"
 #include "replay/runtime/completion_flag.h"
@@ -32,11 +33,9 @@ struct SharedState {
   const replay::CallExecutor* exec = nullptr;
   const replay::FdKeys* keys = nullptr;
   replay::detail::ImplicitDeps imp;
+  replay::detail::IssueSchedule* schedule = nullptr;
   std::unique_ptr<replay::CompletionFlag[]> done;
-  std::vector<int64_t> replay_end;
   std::vector<replay::RequestRecord>* records = nullptr;
-  replay::TimingSpec timing;
-  int64_t start_ns = 0;
   replay::UringReplay* uring = nullptr;  // the session's (exec_uring.h): io_uring requests through rings
 };
 
@@ -56,19 +55,13 @@ void ThreadContext::issue(uint32_t r) {
   if (sh.imp.spawn[r] >= 0) wait(static_cast<uint32_t>(sh.imp.spawn[r]));
   s_->waited |= sh.uring->await(r);
   s_->waits += s_->waited;
-  const int64_t ready = replay::ready_ns(s_->waited, s_->prev_end);
+  const int64_t planned = sh.schedule->await_issue(r, replay::ready_ns(s_->waited, s_->prev_end));
   s_->waited = false;
-  int64_t planned = ready;
-  if (sh.timing.policy != replay::TimingPolicy::kFullspeed) {
-    planned = replay::planned_issue_ns(sh.timing,
-                                       replay::detail::issue_inputs(*sh.plan, sh.imp, r, sh.replay_end.data(), sh.start_ns, ready));
-    replay::wait_until(planned);
-  }
   replay::RequestRecord& rec = (*sh.records)[r];
   sh.uring->issue(r, *sh.exec, sh.keys->keys[r].data(), s_->proc, s_->scratch, &rec);
   rec.planned_ns = planned;
   s_->prev_end = rec.end_ns;
-  sh.replay_end[r] = rec.end_ns;
+  sh.schedule->finish(r, rec);
   sh.done[r].complete();
 }
 
@@ -139,10 +132,10 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   sh.exec = &exec;
   sh.keys = &plan.fd_keys;
   sh.imp = replay::detail::implicit_deps(plan);
+  replay::detail::IssueSchedule schedule(plan, sh.imp, options.timing);
+  sh.schedule = &schedule;
   sh.done.reset(new replay::CompletionFlag[n]);
-  sh.replay_end.assign(n, 0);
   sh.records = &res.records;
-  sh.timing = options.timing;
   replay::UringReplay plain_uring(plan, replay::UringMode::kPlain);
   sh.uring = options.uring ? options.uring : &plain_uring;
 
@@ -166,11 +159,11 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   };
   std::vector<std::thread> threads;
   for (size_t t = 0; t < plan.threads.size(); ++t) threads.emplace_back(body, t);
-  sh.start_ns = monotonic_ns() + 200'000;  // a moment for every thread to reach the start line
+  schedule.start(monotonic_ns() + replay::detail::kStartMarginNs);
   go.complete();
   for (auto& th : threads) th.join();
   sh.uring->finish(res.records, res.stats);
-  res.start_ns = sh.start_ns;
+  res.start_ns = schedule.start_ns();
   res.wall_ns = replay::detail::wall_time(res.records);
   return res;
 }

@@ -4,7 +4,7 @@
 // dependencies, pushes the ones that reach zero to a lock-free "available" queue, and consumes
 // the workers' completions from a lock-free "replayed" queue. Workers (one per traced thread, so
 // an available request never waits for a free worker) pop, apply the timing policy, issue, and
-// push the request back.
+// push the request back. Idle threads sleep on a doorbell (doorbell.h) rung by each push.
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -14,8 +14,10 @@
 #include <boost/lockfree/queue.hpp>
 
 #include "common/clock.h"
+#include "replay/engines/doorbell.h"
 #include "replay/engines/engine.h"
 #include "replay/engines/engine_common.h"
+#include "replay/engines/issue_schedule.h"
 #include "replay/runtime/completion_flag.h"
 #include "replay/runtime/process_state.h"
 #include "replay/runtime/request_runner.h"
@@ -69,44 +71,34 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   constexpr uint32_t kStop = std::numeric_limits<uint32_t>::max();
   boost::lockfree::queue<uint32_t> available(std::max<size_t>(n, 16));
   boost::lockfree::queue<uint32_t> replayed(std::max<size_t>(n, 16));
+  detail::Doorbell available_bell, replayed_bell;  // idle workers / the idle coordinator sleep here
   const size_t nworkers = std::max<size_t>(plan.threads.size(), 1);
 
+  detail::IssueSchedule schedule(plan, setup.imp, options.timing);
   CompletionFlag go;
-  int64_t start_ns = 0;
   std::mutex merge_mu;
-  const bool timed = options.timing.policy != TimingPolicy::kFullspeed;
 
   auto worker = [&] {
     std::string rt_why;
     bool rt_failed = options.realtime && !make_realtime(&rt_why);
     ThreadScratch scratch;
     go.wait();
-    uint32_t round = 0;
     for (;;) {
-      uint32_t r;
-      if (!available.pop(r)) {
-        detail::backoff(round);
-        continue;
-      }
-      round = 0;
+      uint32_t r = 0;
+      available_bell.pop_or_sleep([&] { return available.pop(r); });
       if (r == kStop) break;
       const Request& q = plan.requests[r];
       const trace::Event& e = plan.trace.events[q.event];
       uring.await(r);
       if (options.hooks) options.hooks->before_issue(r);
-      int64_t ready = monotonic_ns();
-      int64_t planned = ready;
-      if (timed) {
-        planned = planned_issue_ns(options.timing,
-                                   detail::issue_inputs(plan, setup.imp, r, setup.replay_end.data(), start_ns, ready));
-        wait_until(planned);
-      }
+      const int64_t planned = schedule.await_issue(r, monotonic_ns());
       RequestRecord& rec = res.records[r];
       uring.issue(r, setup.exec, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
       rec.planned_ns = planned;
-      setup.replay_end[r] = rec.end_ns;
+      schedule.finish(r, rec);
       if (options.hooks) options.hooks->after_complete(r);
       while (!replayed.push(r)) CompletionFlag::cpu_relax();
+      replayed_bell.ring();
     }
     uring.drain_all();  // before the thread exits: it may have submitted to any ring
     std::lock_guard lock(merge_mu);
@@ -119,29 +111,28 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
 
   // The coordinator runs on the calling thread.
   uint64_t waits = 0;
-  start_ns = monotonic_ns() + 200'000;
+  schedule.start(monotonic_ns() + detail::kStartMarginNs);
   go.complete();
+  auto make_available = [&](uint32_t r) {
+    while (!available.push(r)) CompletionFlag::cpu_relax();
+    available_bell.ring();
+  };
   for (uint32_t r = 0; r < n; ++r) {
     if (remaining[r] == 0) {
-      while (!available.push(r)) CompletionFlag::cpu_relax();
+      make_available(r);
     } else if (setup.imp.prev[r] < 0) {
       ++waits;  // a thread's first request waiting for another thread's request
     }
   }
   size_t completed = 0;
-  uint32_t round = 0;
   while (completed < n) {
-    uint32_t r;
-    if (!replayed.pop(r)) {
-      detail::backoff(round);
-      continue;
-    }
-    round = 0;
+    uint32_t r = 0;
+    replayed_bell.pop_or_sleep([&] { return replayed.pop(r); });
     ++completed;
     for (uint32_t i = out_begin[r]; i < out_begin[r + 1]; ++i) {
       uint32_t s = out[i];
       if (--remaining[s] == 0) {
-        while (!available.push(s)) CompletionFlag::cpu_relax();
+        make_available(s);
       } else if (setup.imp.prev[s] == static_cast<int64_t>(r)) {
         ++waits;  // its thread predecessor is done but another dependency is not
       }
@@ -150,10 +141,11 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   for (size_t i = 0; i < nworkers; ++i) {
     while (!available.push(kStop)) CompletionFlag::cpu_relax();
   }
+  available_bell.ring(/*everyone=*/true);
   for (auto& w : workers) w.join();
   uring.finish(res.records, res.stats);
   res.dependency_waits = waits;
-  res.start_ns = start_ns;
+  res.start_ns = schedule.start_ns();
   res.wall_ns = detail::wall_time(res.records);
   return res;
 }

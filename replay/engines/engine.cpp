@@ -54,8 +54,7 @@ EngineSetup::EngineSetup(const Plan& plan, const SandboxResolver& sandbox)
       keys(has_fd_keys(plan) ? plan.fd_keys : own_keys),
       procs(seeds, keys.count),
       exec(sandbox, procs, plan.trace.strings),
-      imp(implicit_deps(plan)),
-      replay_end(plan.requests.size(), 0) {}
+      imp(implicit_deps(plan)) {}
 
 ImplicitDeps implicit_deps(const Plan& plan) {
   ImplicitDeps d;
@@ -74,27 +73,6 @@ ImplicitDeps implicit_deps(const Plan& plan) {
   return d;
 }
 
-IssueInputs issue_inputs(const Plan& plan, const ImplicitDeps& imp, uint32_t r, const int64_t* replay_end,
-                         int64_t start_ns, int64_t ready_ns) {
-  const Request& q = plan.requests[r];
-  IssueInputs in;
-  in.start_ns = start_ns;
-  in.trace_begin_ns = q.trace_begin_ns;
-  in.ready_ns = ready_ns;
-  auto consider = [&](int64_t d) {
-    if (d < 0) return;
-    const Request& dq = plan.requests[static_cast<size_t>(d)];
-    if (dq.trace_end_ns > in.dep_trace_end_ns) {
-      in.dep_trace_end_ns = dq.trace_end_ns;
-      in.dep_replay_end_ns = replay_end[d];
-    }
-  };
-  consider(imp.prev[r]);
-  consider(imp.spawn[r]);
-  for (uint32_t i = 0; i < q.deps_count; ++i) consider(plan.deps[q.deps_begin + i].request);
-  return in;
-}
-
 int64_t wall_time(const std::vector<RequestRecord>& records) {
   if (records.empty()) return 0;
   int64_t first = records[0].begin_ns, last = records[0].end_ns;
@@ -103,18 +81,6 @@ int64_t wall_time(const std::vector<RequestRecord>& records) {
     last = std::max(last, r.end_ns);
   }
   return last - first;
-}
-
-void backoff(uint32_t& round) {
-  ++round;
-  if (round < 256) {
-    CompletionFlag::cpu_relax();
-  } else if (round < 4096) {
-    std::this_thread::yield();
-  } else {
-    timespec ts{0, 5'000};
-    nanosleep(&ts, nullptr);
-  }
 }
 
 }  // namespace detail

@@ -10,7 +10,6 @@
 #include "replay/runtime/process_state.h"
 #include "replay/runtime/replay_output.h"
 #include "replay/runtime/sandbox_resolver.h"
-#include "replay/runtime/timing.h"
 
 namespace rastro::replay::detail {
 
@@ -23,7 +22,7 @@ struct ImplicitDeps {
 ImplicitDeps implicit_deps(const Plan& plan);
 
 // What both engines build before the first call: the traced processes' state (from the Plan's
-// process seeds), the call executor, the implicit dependencies, and each request's replayed end.
+// process seeds), the call executor and the implicit dependencies.
 // The fd keys and seeds are the Plan's; only a plan built by hand (tests, benchmarks: no
 // inference, so no fd data) gets them computed here, once, by the same pass code.
 struct EngineSetup {
@@ -35,18 +34,9 @@ struct EngineSetup {
   ProcessTable procs;
   CallExecutor exec;
   ImplicitDeps imp;
-  std::vector<int64_t> replay_end;  // written by the request, read by its dependants' timing
 };
-
-// Timing inputs of request r: the dependency (explicit or implicit) that completed latest in the
-// trace, and its replayed end. `replay_end` entries of r's dependencies must be published.
-IssueInputs issue_inputs(const Plan& plan, const ImplicitDeps& imp, uint32_t r, const int64_t* replay_end,
-                         int64_t start_ns, int64_t ready_ns);
 
 // From the first request's begin to the last one's end.
 int64_t wall_time(const std::vector<RequestRecord>& records);
-
-// Idle waiting in the coordinator design: spin, then yield, then short sleeps.
-void backoff(uint32_t& round);
 
 }  // namespace rastro::replay::detail

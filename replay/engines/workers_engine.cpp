@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "replay/engines/engine.h"
 #include "replay/engines/engine_common.h"
+#include "replay/engines/issue_schedule.h"
 #include "replay/runtime/completion_flag.h"
 #include "replay/runtime/process_state.h"
 #include "replay/runtime/request_runner.h"
@@ -23,10 +24,9 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   UringReplay& uring = options.uring ? *options.uring : plain_uring;
   std::unique_ptr<CompletionFlag[]> done(new CompletionFlag[n]);
 
+  detail::IssueSchedule schedule(plan, setup.imp, options.timing);
   CompletionFlag go;
-  int64_t start_ns = 0;
   std::mutex merge_mu;
-  const bool timed = options.timing.policy != TimingPolicy::kFullspeed;
 
   auto body = [&](size_t t) {
     const PlanThread& pt = plan.threads[t];
@@ -48,18 +48,12 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
       waited |= uring.await(r);
       if (options.hooks) waited |= options.hooks->before_issue(r);
       waits += waited;
-      const int64_t ready = ready_ns(waited, prev_end);
-      int64_t planned = ready;
-      if (timed) {
-        planned = planned_issue_ns(options.timing,
-                                   detail::issue_inputs(plan, setup.imp, r, setup.replay_end.data(), start_ns, ready));
-        wait_until(planned);
-      }
+      const int64_t planned = schedule.await_issue(r, ready_ns(waited, prev_end));
       RequestRecord& rec = res.records[r];
       uring.issue(r, setup.exec, setup.keys.keys[r].data(), proc, scratch, &rec);
       rec.planned_ns = planned;
       prev_end = rec.end_ns;
-      setup.replay_end[r] = rec.end_ns;
+      schedule.finish(r, rec);
       if (options.hooks) options.hooks->after_complete(r);
       done[r].complete();
     }
@@ -73,11 +67,11 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   std::vector<std::thread> threads;
   threads.reserve(plan.threads.size());
   for (size_t t = 0; t < plan.threads.size(); ++t) threads.emplace_back(body, t);
-  start_ns = monotonic_ns() + 200'000;  // a moment for every thread to reach the start line
+  schedule.start(monotonic_ns() + detail::kStartMarginNs);
   go.complete();
   for (auto& th : threads) th.join();
   uring.finish(res.records, res.stats);
-  res.start_ns = start_ns;
+  res.start_ns = schedule.start_ns();
   res.wall_ns = detail::wall_time(res.records);
   return res;
 }

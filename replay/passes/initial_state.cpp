@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -39,6 +41,11 @@ struct PathInfo {
   uint64_t link_len = 0;
   std::string link_target;  // the target the program's path walk shows (empty: not seen)
   bool executable = false;  // access(X_OK) or execve succeeded on it
+  // Directories: the trace created, removed or renamed an entry in it (so far).
+  bool entries_changed = false;
+  // Directories: the bytes a complete getdents64 listing returned while the directory still held
+  // its pre-trace entries (0: none seen).
+  uint64_t listing_bytes = 0;
 };
 
 // A symlink just read by readlink whose target the thread's next path walk may show (below).
@@ -61,6 +68,11 @@ struct OpenFile {
   uint64_t pos = 0;
   bool append = false;  // O_APPEND: every write lands at the end of the file
   PathInfo* info = nullptr;  // paths_[path] (std::map nodes stay put): no string lookup per read
+  // A getdents64 listing under way on this open directory: the bytes so far, and whether it
+  // began from the start of a directory the trace had not changed.
+  bool listing = false;
+  bool listing_pristine = false;
+  uint64_t listed = 0;
 };
 
 // An fd: the open file description it refers to (shared by dups and forked copies).
@@ -89,6 +101,9 @@ class Planner {
   void executable_through_links();
   bool below_absent(const std::string& p);
   void faulted(const trace::Event& e);
+  void entry_changed(const std::string& p);
+  void listed(OpenFile* f, int64_t rvalue);
+  void fill_listings(InitPlan& plan);
   void follow_recorded_cwd(Proc& pr, const trace::Event& e) const;
   void event(const trace::Event& e);
 
@@ -231,6 +246,79 @@ void Planner::follow_recorded_cwd(Proc& pr, const trace::Event& e) const {
   }
 }
 
+// p was created, removed or renamed: its directory's listing no longer shows the pre-trace entries.
+void Planner::entry_changed(const std::string& p) {
+  if (p.size() < 2) return;
+  info(p.substr(0, std::max<size_t>(p.rfind('/'), 1))).entries_changed = true;
+}
+
+// One getdents64 on the open directory f: a listing runs from the first call to the one returning
+// 0; complete, from the start of a directory holding its pre-trace entries, its total is the size
+// of those entries' records (fill_listings).
+void Planner::listed(OpenFile* f, int64_t rvalue) {
+  PathInfo& dir = f->info ? *f->info : info(f->path);
+  if (!f->listing) {
+    f->listing = true;
+    f->listing_pristine = !dir.entries_changed && f->pos == 0;
+    f->listed = 0;
+  }
+  if (rvalue > 0) {
+    f->listed += static_cast<uint64_t>(rvalue);
+    return;
+  }
+  if (f->listing_pristine && !dir.entries_changed && f->listed > 0) dir.listing_bytes = std::max(dir.listing_bytes, f->listed);
+  f->listing = false;
+}
+
+// getdents64 records only the bytes a listing returned, not the names, and a program names only
+// the entries it goes on to use (python lists every directory of sys.path and opens a few): the
+// replay's listing of a directory with the named entries alone returns fewer bytes. A directory
+// whose complete listing the trace shows, made before the trace changed its entries, gets empty
+// placeholder files ("~rastro-dirent-N", padded) whose records make up the difference: the
+// replayed listing then returns the traced bytes (per call too when the traced listing took one
+// call; longer listings split where the kernel's hash order puts the unknown names).
+// linux_dirent64: 19 bytes of header, the name and its NUL, padded to 8.
+constexpr uint64_t dirent64_size(size_t name_len) { return (19 + name_len + 1 + 7) & ~uint64_t{7}; }
+constexpr uint64_t kDirentMin = dirent64_size(1);    // 24
+constexpr uint64_t kDirentMax = dirent64_size(255);  // 280
+
+void Planner::fill_listings(InitPlan& plan) {
+  std::map<std::string, uint64_t> known;  // directory -> the records of its "." / ".." and entries
+  for (const auto& [p, i] : paths_) {
+    if (i.listing_bytes > 0 && p != "/") known[p] = 2 * dirent64_size(1);  // "." and ".." (both 24)
+  }
+  if (known.empty()) return;
+  std::set<std::string> created_dirs;
+  for (const InitEntry& en : plan.entries) {
+    const size_t slash = en.path.rfind('/');
+    auto it = known.find(en.path.substr(0, std::max<size_t>(slash, 1)));
+    if (it != known.end()) it->second += dirent64_size(en.path.size() - slash - 1);
+    if (en.kind == InitEntry::Kind::kDir && known.count(en.path)) created_dirs.insert(en.path);
+  }
+  size_t n = 0;
+  for (const auto& [dir, bytes] : known) {
+    const PathInfo& d = paths_.at(dir);
+    if (!created_dirs.count(dir) || d.listing_bytes <= bytes || (d.listing_bytes - bytes) % 8 != 0) continue;
+    uint64_t missing = d.listing_bytes - bytes;
+    while (missing >= kDirentMin) {
+      // Records of the largest size, leaving a remainder that is one record itself.
+      uint64_t rec = missing;
+      if (rec > kDirentMax) rec = missing - kDirentMax >= kDirentMin ? kDirentMax : missing - kDirentMin;
+      const size_t len = std::min<size_t>(rec - 20, 255);  // the longest name with a `rec`-byte record
+      std::string name = "~rastro-dirent-" + std::to_string(n);
+      if (name.size() > len) name = "~" + std::to_string(n % 1000);  // a 24- or 32-byte record
+      ++n;
+      name.resize(len, '~');
+      if (paths_.count(dir + "/" + name)) continue;  // a name the trace uses: take the next one
+      InitEntry en;
+      en.path = dir + "/" + name;
+      en.kind = InitEntry::Kind::kFile;
+      plan.entries.push_back(std::move(en));
+      missing -= rec;
+    }
+  }
+}
+
 // A page fault (trace/model/page_fault.h): the mapped file existed and reached the faulted page
 // (a page wholly past the end is SIGBUS, not a fault event). Fault-around ranges are rounded up to
 // whole pages past the end of the file: they say nothing about its size.
@@ -288,6 +376,7 @@ void Planner::event(const trace::Event& e) {
       PathInfo& i = info(p);
       i.pristine = false;
       i.shape = shape;
+      entry_changed(p);
     } else if (err == EEXIST) {
       first_use(p, Initial::kPre, shape);
       ancestors(p);
@@ -320,6 +409,7 @@ void Planner::event(const trace::Event& e) {
     } else if (ok && !p.empty()) {
       first_use(p, (flags & O_TRUNC) ? Initial::kAbsent : Initial::kMaybe, Shape::kFile);
       ancestors(p);
+      if (info(p).initial != Initial::kPre) entry_changed(p);  // it may have been created here
     } else if (err == ENOENT) {
       absent_below(p);  // O_CREAT without a parent directory
     }
@@ -381,6 +471,7 @@ void Planner::event(const trace::Event& e) {
       PathInfo& i = info(f->path);
       if (i.shape == Shape::kUnknown || i.shape == Shape::kFile) i.shape = Shape::kDir;
       if (si->proc == ProcEffect::kFchdir) *pr.cwd = f->path;
+      if (e.nr == SYS_getdents64) listed(f, e.rvalue);
     }
   } else if (si->path == PathEffect::kTruncates && p0 < 0) {
     if (OpenFile* f = fd(0); f && ok) {
@@ -399,11 +490,13 @@ void Planner::event(const trace::Event& e) {
     std::string p = path(p0);
     use(p, Shape::kDir);
     gone(p);
+    if (ok) entry_changed(p);
   } else if (si->path == PathEffect::kRemoves) {
     std::string p = path(p0);
     const int at_flags = si->arg_of(trace::ArgType::kAtFlags);
     use(p, at_flags >= 0 && (a(at_flags) & AT_REMOVEDIR) ? Shape::kDir : Shape::kUnknown);
     gone(p);
+    if (ok) entry_changed(p);
   } else if (si->path == PathEffect::kRenames) {
     std::string from = path(p0);
     std::string to = path(p1);
@@ -411,6 +504,10 @@ void Planner::event(const trace::Event& e) {
     if (ok && !to.empty()) ancestors(to);
     gone(from);
     gone(to);
+    if (ok) {
+      entry_changed(from);
+      entry_changed(to);
+    }
   } else if (si->path == PathEffect::kLinks) {
     use(path(p0));
     create(path(p1), Shape::kFile);
@@ -524,6 +621,7 @@ InitPlan Planner::run() {
     }
     plan.entries.push_back(std::move(en));
   }
+  fill_listings(plan);
   return plan;
 }
 

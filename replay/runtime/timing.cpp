@@ -1,5 +1,6 @@
 #include "replay/runtime/timing.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -87,12 +88,28 @@ int64_t planned_issue_ns(const TimingSpec& spec, const IssueInputs& in) {
         auto offset = static_cast<int64_t>(static_cast<double>(in.trace_begin_ns) / spec.speed);
         return in.start_ns + offset;
       }
-      int64_t gap = in.trace_begin_ns - in.dep_trace_end_ns;
-      if (gap < 0) gap = 0;  // overlapped in the trace: issue as soon as the dependency is done
-      return in.dep_replay_end_ns + static_cast<int64_t>(static_cast<double>(gap) / spec.speed);
+      // Overlapped in the trace (negative gap): issue as soon as the dependency is done.
+      auto after = [&](int64_t sched_end, int64_t trace_end) {
+        const int64_t gap = std::max<int64_t>(in.trace_begin_ns - trace_end, 0);
+        return sched_end + static_cast<int64_t>(static_cast<double>(gap) / spec.speed);
+      };
+      int64_t planned = std::max(after(in.dep_sched_end_ns, in.dep_trace_end_ns), in.deps_sched_end_ns);
+      if (in.prev_trace_end_ns >= 0) planned = std::max(planned, after(in.prev_sched_end_ns, in.prev_trace_end_ns));
+      return planned;
     }
   }
   return in.ready_ns;
+}
+
+int64_t schedule_end_ns(const TimingSpec& spec, ScheduledCall kind, int64_t planned_ns, int64_t replay_duration_ns,
+                        int64_t trace_duration_ns) {
+  switch (kind) {
+    case ScheduledCall::kExecuted: return planned_ns + std::max<int64_t>(replay_duration_ns, 0);
+    case ScheduledCall::kNotExecuted:
+      return planned_ns + static_cast<int64_t>(static_cast<double>(std::max<int64_t>(trace_duration_ns, 0)) / spec.speed);
+    case ScheduledCall::kInstant: return planned_ns;
+  }
+  return planned_ns;
 }
 
 }  // namespace rastro::replay

@@ -234,5 +234,43 @@ TEST(RuntimeFsInit, ReadsOfWrittenBytesDoNotSizeTheOriginalFile) {
   EXPECT_EQ(find(p, "/d/g")->size, 3000u);
 }
 
+// python lists every directory on sys.path and opens only what it imports: the listing's byte
+// count is all the trace has of the other entries. --init makes placeholder entries whose records
+// (linux_dirent64: 19 bytes, the name and its NUL, padded to 8) make up the traced count, so the
+// replayed listing returns it; a directory the trace changed before listing it gets none.
+TEST(RuntimeFsInit, ListedDirectoriesGetTheEntriesTheirListingShows) {
+  TraceBuilder b;
+  // "." and ".." (24 bytes each), "json" (24) and 3000 bytes of entries never named.
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0}, 3, {"/usr/lib/py"});
+  b.add(1, 1, "getdents64", {3, 0, 32768}, 48 + 24 + 3000);
+  b.add(1, 1, "getdents64", {3, 0, 32768}, 0);
+  b.add(1, 1, "close", {3}, 0);
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, 0}, 0, {"/usr/lib/py/json"});
+  // A directory the trace adds to before listing it: its listing shows the new entry too.
+  b.add(1, 1, "mkdir", {0, 0755}, 0, {"/w/new"});
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDONLY | O_DIRECTORY, 0}, 3, {"/w"});
+  b.add(1, 1, "getdents64", {3, 0, 32768}, 48 + 24 + 800);
+  b.add(1, 1, "getdents64", {3, 0, 32768}, 0);
+  b.add(1, 1, "close", {3}, 0);
+  const trace::Trace t = b.take();
+  const InitPlan p = plan_initial_state(t);
+  size_t py = 0, w = 0;
+  for (const InitEntry& e : p.entries) {
+    if (e.path.rfind("/usr/lib/py/~", 0) == 0) {
+      ++py;
+      EXPECT_EQ(e.kind, InitEntry::Kind::kFile);
+      EXPECT_LE(e.path.size() - e.path.rfind('/') - 1, 255u) << e.path;
+    }
+    if (e.path.rfind("/w/~", 0) == 0) ++w;
+  }
+  EXPECT_GE(py, 3000u / 280);
+  EXPECT_EQ(w, 0u);
+  // The replayed listing of /usr/lib/py returns the traced 3072 bytes (with no placeholders: 72).
+  // That of /w returns 72 bytes for the traced 872: the trace made no claim about /w's entries.
+  const std::vector<std::string> bad = replay_mismatches(t, p);
+  ASSERT_EQ(bad.size(), 1u) << (bad.empty() ? "" : bad.front());
+  EXPECT_EQ(bad.front(), "getdents64 : 72 vs 872");
+}
+
 }  // namespace
 }  // namespace rastro::replay
