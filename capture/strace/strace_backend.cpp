@@ -27,12 +27,14 @@ namespace rastro::capture {
 
 namespace {
 
-// strace's -e trace= list for a syscall set: names from the one syscall table.
+// strace's -e trace= list for a syscall set: names from the one syscall table, each prefixed with
+// '?' so a strace older than the kernel (Debian 12's 6.1 knows nothing after 450) skips the names
+// it does not know instead of refusing to start; those calls are then not captured by this backend.
 std::string strace_trace_list(const trace::SyscallSet& set) {
   if (set.all) return "all";
   std::string out;
   for (int nr : set.numbers())
-    if (const trace::SyscallInfo* info = trace::syscall_by_nr(nr)) out += (out.empty() ? "" : ",") + std::string(info->name);
+    if (const trace::SyscallInfo* info = trace::syscall_by_nr(nr)) out += (out.empty() ? "?" : ",?") + std::string(info->name);
   return out;
 }
 
