@@ -113,9 +113,9 @@ int run_workload_if_asked() {
     // page (a write fault maps no neighbours), many of them finding the mm's lock busy. The
     // churning threads touch nothing, so every fault of the run is the main thread's.
     std::string dir = std::getenv("RASTRO_EBPF_DIR");
-    std::atomic<bool> done{false}, go{false};
+    std::atomic<bool> done{false}, go{false}, second_may_exit{false};
     std::atomic<int> ready{0}, stopped{0};
-    auto churn = [&done, &go, &ready, &stopped] {
+    auto churn = [&done, &go, &ready, &stopped, &second_may_exit](bool second) {
       ready++;  // started (its own stack faulted) before any churning: those faults resolve
       while (!go.load()) {
       }
@@ -124,13 +124,17 @@ int run_workload_if_asked() {
         if (p == MAP_FAILED) std::_Exit(4);
         ::munmap(p, 1 << 16);
       }
-      // Exit only once nobody churns: a fault of the exiting thread (glibc frees its stack) that
-      // still found the mm busy at the thread's exit could not be looked up any more (counted).
+      // Exit only once nobody churns, and one thread at a time: a fault of the exiting thread
+      // (glibc's exit path) that still found the mm busy at the thread's exit — the other thread
+      // exiting at the same moment takes the lock too — could not be looked up any more (counted,
+      // as CI saw once: 2 unresolved, one per thread).
       stopped++;
       while (stopped.load() < 2) {
       }
+      while (second && !second_may_exit.load()) {
+      }
     };
-    std::thread a(churn), b(churn);
+    std::thread a(churn, false), b(churn, true);
     while (ready.load() < 2) {
     }
     go = true;
@@ -140,6 +144,7 @@ int run_workload_if_asked() {
     for (long i = 0; i < kStormPages; ++i) static_cast<volatile char*>(map)[i * 4096] = 1;
     done = true;
     a.join();
+    second_may_exit = true;
     b.join();
     std::ofstream(dir + "/storm.tid") << ::syscall(SYS_gettid) << '\n';
     std::_Exit(0);
