@@ -358,13 +358,14 @@ static __always_inline int emit(struct fs_task *t)
 
   if (size > sizeof(struct fs_event) + FS_STR_AREA + FS_STR_MAX)
     size = sizeof(struct fs_event) + FS_STR_AREA + FS_STR_MAX;
-  /* Batched wake-ups: waking the consumer per record costs 2-3 us here (PLATFORM.md). Only the
-   * record that takes the pending bytes across a multiple of wakeup_bytes wakes it: "at least
-   * wakeup_bytes pending" would make every record a wake-up (an irq_work self-IPI) for as long
-   * as a busy consumer lags behind. Two CPUs racing past the same multiple may both skip it; the
-   * next multiple, or the consumer's poll timer, wakes it then. */
+  /* Batched wake-ups: waking the consumer per record costs 2-3 us here (PLATFORM.md), so below
+   * wakeup_bytes pending nobody is woken (the consumer's poll timer drains). At or above it every
+   * record wakes the consumer: that costs the producer an irq_work self-IPI per record (3 % of a
+   * traced loop's time in perf), and is kept on purpose — it is the only backpressure a lagging
+   * consumer gets. Waking only when a multiple of wakeup_bytes is crossed let an endless
+   * workload outrun an ASan-built consumer and lose 311,198 events (docs/performance.md). */
   avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-  flags = avail / wakeup_bytes != (avail + size) / wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+  flags = avail >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
   if (bpf_ringbuf_output(&events, &t->ev, size, flags)) {
     count_drop(FS_DROP_RINGBUF_FULL);
     return -1;
