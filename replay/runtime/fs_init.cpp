@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/clock.h"
 #include "replay/runtime/call_executor.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -114,6 +115,14 @@ InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& 
       }
     }
   }
+  // The traced program found its files on disk, clean: a replay starting with init's data still
+  // dirty in the page cache would pay for writing it back inside its own calls (the first fsync or
+  // fdatasync of a file system with ordered data, the writeback competing with the replay's I/O).
+  // So the state is made durable here, before the replay's clock starts.
+  const int64_t t0 = monotonic_ns();
+  UniqueFd root(openat(sandbox.root_fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));  // (root_fd is O_PATH)
+  if (root.get() < 0 || syncfs(root.get()) != 0) rep.problems.push_back(sandbox.root() + ": syncfs: " + std::strerror(errno));
+  rep.sync_ns = monotonic_ns() - t0;
   return rep;
 }
 

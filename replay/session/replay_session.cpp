@@ -33,9 +33,9 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   if (o.init) {
     InitReport ir = create_initial_state(sandbox, plan.init);
     init_json = {{"dirs", ir.dirs}, {"files", ir.files}, {"symlinks", ir.symlinks},
-                 {"bytes_written", ir.bytes_written}, {"kept", ir.kept}, {"refused", ir.refused}, {"problems", ir.problems}};
-    fmt::print(stderr, "init: {} directories, {} files ({} bytes), {} symlinks created in {}{}\n", ir.dirs, ir.files,
-               ir.bytes_written, ir.symlinks, o.root,
+                 {"bytes_written", ir.bytes_written}, {"sync_ms", ir.sync_ns / 1e6}, {"kept", ir.kept}, {"refused", ir.refused}, {"problems", ir.problems}};
+    fmt::print(stderr, "init: {} directories, {} files ({} bytes), {} symlinks created in {}, synced in {:.1f} ms{}\n",
+               ir.dirs, ir.files, ir.bytes_written, ir.symlinks, o.root, ir.sync_ns / 1e6,
                ir.kept ? fmt::format("; {} files already there kept as they are", ir.kept) : std::string());
     for (const auto& p : ir.problems) warnings.push_back("init: " + p);
   }

@@ -1,9 +1,13 @@
 #include "replay/runtime/fs_init.h"
 
 #include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -11,6 +15,7 @@
 
 #include "replay/passes/fd_keys.h"
 #include "replay/runtime/call_executor.h"
+#include "replay/runtime/unique_fd.h"
 #include "replay_test_util.h"
 
 namespace rastro::replay {
@@ -270,6 +275,36 @@ TEST(RuntimeFsInit, ListedDirectoriesGetTheEntriesTheirListingShows) {
   const std::vector<std::string> bad = replay_mismatches(t, p);
   ASSERT_EQ(bad.size(), 1u) << (bad.empty() ? "" : bad.front());
   EXPECT_EQ(bad.front(), "getdents64 : 72 vs 872");
+}
+
+// The traced program's pre-existing files were on disk; init's copies must be too before the
+// replay starts, or the replay's first fsync (or the writeback) pays for them. The kernel says
+// whether a file's data is still only in the page cache: FIEMAP flags such extents DELALLOC
+// (ext4, xfs, btrfs allocate at writeback).
+TEST(RuntimeFsInit, InitialStateIsOnDiskBeforeTheReplayStarts) {
+  InitPlan p;
+  p.entries.push_back({InitEntry::Kind::kDir, "/d", 0, 0755, ""});
+  p.entries.push_back({InitEntry::Kind::kFile, "/d/data", 4u << 20, 0644, ""});
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  InitReport r = create_initial_state(sb, p);
+  ASSERT_TRUE(r.problems.empty()) << r.problems.front();
+  UniqueFd fd(open(root.sub("d/data").c_str(), O_RDONLY));
+  ASSERT_GE(fd.get(), 0);
+  constexpr unsigned kMax = 64;
+  std::vector<char> buf(sizeof(fiemap) + kMax * sizeof(fiemap_extent));
+  auto* fm = reinterpret_cast<fiemap*>(buf.data());
+  fm->fm_length = FIEMAP_MAX_OFFSET;  // no FIEMAP_FLAG_SYNC: the state as init left it
+  fm->fm_extent_count = kMax;
+  if (ioctl(fd.get(), FS_IOC_FIEMAP, fm) != 0) {
+    if (errno == EOPNOTSUPP || errno == ENOTTY) GTEST_SKIP() << root.path() << ": no FIEMAP on this file system";
+    FAIL() << "FIEMAP: " << std::strerror(errno);
+  }
+  ASSERT_GT(fm->fm_mapped_extents, 0u) << "4 MiB of data in no extent";
+  for (unsigned i = 0; i < fm->fm_mapped_extents; ++i) {
+    EXPECT_EQ(fm->fm_extents[i].fe_flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN), 0u)
+        << "extent " << i << " still in the page cache only";
+  }
 }
 
 }  // namespace
