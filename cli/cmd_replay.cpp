@@ -1,5 +1,6 @@
 // `rastro replay -O thread|fs|temporal -T fullspeed|timestamp|think[:SPEED] -e workers|coordinator
-//  --root DIR [--init] [--force [--allow-unsafe-root]] [--drop-caches] [--rt] [--summary-json F] TRACE -o OUT.rastro`:
+//  [--coordinator-chain] --root DIR [--init] [--force [--allow-unsafe-root]] [--drop-caches] [--rt]
+//  [--summary-json F] TRACE -o OUT.rastro`:
 // the event-based replayer (SPEC §4, docs/replay.md). It ends by printing the summary and the fidelity
 // report per call class (replayed / skipped by reason / mismatched, latency ratio, replayer overhead,
 // span error; the same as `rastro compare TRACE OUT.rastro`), also written into --summary-json.
@@ -72,6 +73,9 @@ rastro::cli::RegisterCommand reg{
        app.add_option("-T,--timing", o->timing, "Timing: fullspeed, timestamp[:SPEED], think[:SPEED]")
            ->capture_default_str();
        app.add_option("-e,--engine", o->engine, "Engine: workers, coordinator")->capture_default_str();
+       app.add_flag("--coordinator-chain", o->session.coordinator_chain,
+                    "coordinator engine: a worker runs its traced thread's next request itself when it depends on "
+                    "nothing else (default: every request passes through the coordinator, as in the thesis)");
        replay::add_session_flags(app, o->session);
        app.add_flag("--mpi", o->mpi,
                     "Run as one rank of a job replay (mpirun -n N rastro replay --mpi JOB …): TRACE is the capture "

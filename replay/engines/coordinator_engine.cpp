@@ -5,6 +5,8 @@
 // the workers' completions from a lock-free "replayed" queue. Workers (one per traced thread, so
 // an available request never waits for a free worker) pop, apply the timing policy, issue, and
 // push the request back. Idle threads sleep on a doorbell (doorbell.h) rung by each push.
+// With EngineOptions::coordinator_chain, a request whose only dependency is its thread's previous
+// one skips the coordinator: the worker that ran the previous one runs it next.
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -62,13 +64,25 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
     });
   }
   for (size_t i = 0; i < n; ++i) out_begin[i + 1] += out_begin[i];
+  // --coordinator-chain: chain[r] = the next request of r's thread when r is its only dependency
+  // (kNone otherwise). The worker that ran r runs it right away; the coordinator leaves it out.
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> chain(n, kNone);
+  if (options.coordinator_chain) {
+    for (uint32_t s = 0; s < n; ++s) {
+      const int64_t p = setup.imp.prev[s];
+      bool only_prev = p >= 0;
+      for_each_dep(s, [&](uint32_t d) { only_prev = only_prev && d == static_cast<uint64_t>(p); });
+      if (only_prev) chain[static_cast<size_t>(p)] = s;
+    }
+  }
   std::vector<uint32_t> out(out_begin[n]);
   {
     std::vector<uint32_t> fill(out_begin.begin(), out_begin.end() - 1);
     for (uint32_t r = 0; r < n; ++r) for_each_dep(r, [&](uint32_t d) { out[fill[d]++] = r; });
   }
 
-  constexpr uint32_t kStop = std::numeric_limits<uint32_t>::max();
+  constexpr uint32_t kStop = std::numeric_limits<uint32_t>::max() - 1;
   boost::lockfree::queue<uint32_t> available(std::max<size_t>(n, 16));
   boost::lockfree::queue<uint32_t> replayed(std::max<size_t>(n, 16));
   detail::Doorbell available_bell, replayed_bell;  // idle workers / the idle coordinator sleep here
@@ -87,18 +101,20 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       uint32_t r = 0;
       available_bell.pop_or_sleep([&] { return available.pop(r); });
       if (r == kStop) break;
-      const Request& q = plan.requests[r];
-      const trace::Event& e = plan.trace.events[q.event];
-      uring.await(r);
-      if (options.hooks) options.hooks->before_issue(r);
-      const int64_t planned = schedule.await_issue(r, monotonic_ns());
-      RequestRecord& rec = res.records[r];
-      uring.issue(r, setup.exec, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
-      rec.planned_ns = planned;
-      schedule.finish(r, rec);
-      if (options.hooks) options.hooks->after_complete(r);
-      while (!replayed.push(r)) CompletionFlag::cpu_relax();
-      replayed_bell.ring();
+      for (; r != kNone; r = chain[r]) {
+        const Request& q = plan.requests[r];
+        const trace::Event& e = plan.trace.events[q.event];
+        uring.await(r);
+        if (options.hooks) options.hooks->before_issue(r);
+        const int64_t planned = schedule.await_issue(r, monotonic_ns());
+        RequestRecord& rec = res.records[r];
+        uring.issue(r, setup.exec, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
+        rec.planned_ns = planned;
+        schedule.finish(r, rec);
+        if (options.hooks) options.hooks->after_complete(r);
+        while (!replayed.push(r)) CompletionFlag::cpu_relax();
+        replayed_bell.ring();
+      }
     }
     uring.drain_all();  // before the thread exits: it may have submitted to any ring
     std::lock_guard lock(merge_mu);
@@ -113,7 +129,9 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   uint64_t waits = 0;
   schedule.start(monotonic_ns() + detail::kStartMarginNs);
   go.complete();
+  uint64_t handoffs = 0;
   auto make_available = [&](uint32_t r) {
+    ++handoffs;
     while (!available.push(r)) CompletionFlag::cpu_relax();
     available_bell.ring();
   };
@@ -131,6 +149,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
     ++completed;
     for (uint32_t i = out_begin[r]; i < out_begin[r + 1]; ++i) {
       uint32_t s = out[i];
+      if (s == chain[r]) continue;  // run by r's worker already
       if (--remaining[s] == 0) {
         make_available(s);
       } else if (setup.imp.prev[s] == static_cast<int64_t>(r)) {
@@ -145,6 +164,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   for (auto& w : workers) w.join();
   uring.finish(res.records, res.stats);
   res.dependency_waits = waits;
+  res.handoffs = handoffs;
   res.start_ns = schedule.start_ns();
   res.wall_ns = detail::wall_time(res.records);
   return res;

@@ -48,12 +48,17 @@ struct EngineOptions {
   bool realtime = false;  // SCHED_FIFO replay threads (warns if not permitted)
   RequestHooks* hooks = nullptr;
   UringReplay* uring = nullptr;  // io_uring requests through rings (exec_uring.h); nullptr: plain calls
+  // coordinator engine: a worker that finished a request runs its thread's next one itself when
+  // that one depends on nothing else, instead of handing both through the coordinator (the thesis
+  // design, the default, passes every request through it: two thread wake-ups per request).
+  bool coordinator_chain = false;
 };
 
 struct EngineResult {
   std::vector<RequestRecord> records;  // one per plan request, same index
   ExecStats stats;
   uint64_t dependency_waits = 0;       // requests that found a dependency not yet done
+  uint64_t handoffs = 0;               // coordinator: requests it made available through its queue
   int64_t start_ns = 0;                // trace offset 0 maps here
   int64_t wall_ns = 0;
   std::vector<std::string> warnings;

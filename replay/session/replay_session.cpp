@@ -48,6 +48,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   EngineOptions eo;
   eo.timing = o.timing;
   eo.realtime = o.realtime;
+  eo.coordinator_chain = o.coordinator_chain;
   eo.uring = &uring;
   EngineResult res = engine(plan, sandbox, eo);
   nlohmann::json uring_json = {{"mode", uring.active() ? "ring" : "plain"}};

@@ -24,6 +24,7 @@ struct SessionOptions {
   bool allow_unsafe_root = false;  // ... even a mount point, a home, or a tree rastro did not make
   bool drop_caches = false;
   bool realtime = false;
+  bool coordinator_chain = false;  // EngineOptions::coordinator_chain
   TimingSpec timing;
   UringMode uring = UringMode::kAuto;  // io_uring requests: through rings or as plain calls (exec_uring.h)
   std::string engine_name;     // "workers", "coordinator", "compiled"

@@ -1,0 +1,83 @@
+// The coordinator engine's hand-offs: by default (the thesis design) every request passes through
+// the coordinator's queue; with coordinator_chain, only those that wait for something other than
+// their own thread's previous request.
+#include <fcntl.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "replay/engines/engine.h"
+#include "replay/passes/replay_passes.h"
+#include "replay_test_util.h"
+
+namespace rastro::replay {
+namespace {
+
+using testing::TraceBuilder;
+
+// Two threads of one process, each writing its own file through an fd 3 of its own: 52 requests
+// each, 104 in all.
+trace::Trace two_writers() {
+  TraceBuilder b;
+  b.add(1, 10, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/a"}, 1'000'000);
+  for (int i = 0; i < 50; ++i) b.add(1, 10, "write", {3, 0, 10}, 10, {}, 1'001'000 + i * 100);
+  b.add(1, 10, "close", {3}, 0, {}, 1'010'000);
+  b.add(1, 11, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/b"}, 1'020'000);
+  for (int i = 0; i < 50; ++i) b.add(1, 11, "write", {3, 0, 20}, 20, {}, 1'021'000 + i * 100);
+  b.add(1, 11, "close", {3}, 0, {}, 1'030'000);
+  return b.take();
+}
+
+EngineResult replay(const Plan& plan, bool chain, const testing::TempDir& root) {
+  SandboxResolver sb(root.path());
+  EngineOptions o;
+  o.coordinator_chain = chain;
+  EngineResult res = run_engine(EngineKind::kCoordinator, plan, sb, o);
+  EXPECT_EQ(res.stats.skipped_total(), 0u);
+  EXPECT_EQ(res.stats.mismatched, 0u);
+  EXPECT_EQ(std::filesystem::file_size(root.sub("a")), 500u);
+  EXPECT_EQ(std::filesystem::file_size(root.sub("b")), 1000u);
+  return res;
+}
+
+TEST(CoordinatorEngine, ThesisDesignHandsEveryRequestThroughTheCoordinator) {
+  const Plan plan = infer_plan(two_writers(), Ordering::kThread).take();
+  ASSERT_EQ(plan.requests.size(), 104u);
+  testing::TempDir root;
+  EXPECT_EQ(replay(plan, false, root).handoffs, 104u);
+}
+
+TEST(CoordinatorEngine, ChainRunsAThreadsOwnSequenceWithoutTheCoordinator) {
+  // Thread ordering: each thread's requests depend only on their predecessor, so only the two
+  // threads' first requests go through the coordinator.
+  const Plan plan = infer_plan(two_writers(), Ordering::kThread).take();
+  testing::TempDir root;
+  EngineResult res = replay(plan, true, root);
+  EXPECT_EQ(res.handoffs, 2u);
+  for (size_t r = 1; r < res.records.size(); ++r) {
+    if (plan.requests[r].thread == plan.requests[r - 1].thread) {
+      EXPECT_GE(res.records[r].begin_ns, res.records[r - 1].end_ns) << "request " << r;
+    }
+  }
+}
+
+TEST(CoordinatorEngine, ChainKeepsOtherThreadsDependencies) {
+  // Temporal ordering (hand_plan): thread 11's first request waits for thread 10's last; every
+  // request with such an edge still goes through the coordinator and still waits.
+  const Plan plan = testing::hand_plan(two_writers(), true);
+  testing::TempDir root;
+  EngineResult res = replay(plan, true, root);
+  EXPECT_GT(res.handoffs, 2u);
+  EXPECT_LT(res.handoffs, plan.requests.size());
+  for (size_t r = 0; r < plan.requests.size(); ++r) {
+    const Request& q = plan.requests[r];
+    for (uint32_t i = 0; i < q.deps_count; ++i) {
+      const uint32_t d = plan.deps[q.deps_begin + i].request;
+      EXPECT_GE(res.records[r].begin_ns, res.records[d].end_ns) << "request " << r << " before its dependency " << d;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rastro::replay
