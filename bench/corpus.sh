@@ -5,26 +5,32 @@
 # the span error (replayed wall time vs the traced span), as `rastro compare` reports them; the
 # whole report per class is `rastro compare DIR/P/trace.rastro DIR/P/ENGINE-ORDERING.rastro`.
 #
-#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [-k] [PROGRAM ...]
+#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [-k] [-t] [PROGRAM ...]
 #
 # -k replays the captures already in DIR instead of capturing again (paired runs of two builds on
-# the same captures: -r OLD/rastro -k, then -k).
+# the same captures: -r OLD/rastro -k, then -k). The coordinator replays with --coordinator-chain
+# (no hand-off for a request that waits only for its thread's previous one); -t: without it, every
+# request through the coordinator as in the thesis.
 # PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all). Needs root for eBPF.
+# Each capture follows a warm-up run of the program and a sync (cached code, clean inputs on disk).
 # Inputs, captures and the roots of failed replays stay in DIR (default /tmp/rastro-corpus) so a
-# failing replay can be studied (the roots of the others are removed: 6 copies of fio's 300 MB).
+# failing replay can be studied (the others' roots and compiled replayers are removed: a fio root
+# is 300 MB).
 set -euo pipefail
 
 backend=ebpf
 out=/tmp/rastro-corpus
 rastro=$(cd "$(dirname "$0")/.." && pwd)/build/rastro
 keep=0
-while getopts "b:o:r:kh" opt; do
+thesis=0
+while getopts "b:o:r:kth" opt; do
   case $opt in
     b) backend=$OPTARG ;;
     o) out=$OPTARG ;;
     r) rastro=$OPTARG ;;
     k) keep=1 ;;
-    *) sed -n '2,15p' "$0"; exit 2 ;;
+    t) thesis=1 ;;
+    *) sed -n '2,17p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -103,11 +109,13 @@ for p in "${programs[@]}"; do
     for ordering in fs temporal; do
       r="$work/$engine-$ordering"
       rm -rf "$r.root" "$r.c" "$r.json" "$r.rastro"  # (-k: an earlier run's replay)
+      chain=""; if [ $engine = coordinator ] && [ $thesis = 0 ]; then chain=--coordinator-chain; fi
       if [ $engine = compiled ]; then
         "$rastro" compile -O $ordering -T think "$work/trace.rastro" -o "$r.c" --build > "$r.log" 2>&1 &&
           "$r.c/replay" --root "$r.root" --init -o "$r.rastro" --summary-json "$r.json" >> "$r.log" 2>&1 || true
       else
-        "$rastro" replay -e $engine -O $ordering -T think "$work/trace.rastro" --root "$r.root" --init -o "$r.rastro" \
+        # shellcheck disable=SC2086  # $chain: the flag or nothing
+        "$rastro" replay -e $engine $chain -O $ordering -T think "$work/trace.rastro" --root "$r.root" --init -o "$r.rastro" \
           --summary-json "$r.json" > "$r.log" 2>&1 || true
       fi
       if [ ! -s "$r.json" ]; then printf '%-8s %-12s %-9s replay failed (see %s)\n' "$p" $engine $ordering "$r.log"; continue; fi
@@ -116,7 +124,7 @@ for p in "${programs[@]}"; do
       fi
       # shellcheck disable=SC2086  # the five fields of the row
       printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' "$p" $engine $ordering $row | tee -a "$out/rows.txt"
-      rm -rf "$r.root"  # (a replayed root is init's copy of the inputs: fio's is 300 MB; a failed replay keeps its own)
+      rm -rf "$r.root" "$r.c"  # (init's copy of the inputs, fio's 300 MB; a compiled replayer, 42 MB; a failed replay keeps them)
     done
   done
 done
