@@ -22,6 +22,11 @@
 #include "trace/syscalls/fcntl_lock.h"
 
 namespace rastro::replay {
+namespace {
+
+constexpr int kReplayPipeBytes = 1 << 20;  // /proc/sys/fs/pipe-max-size's default
+
+}  // namespace
 
 int64_t CallOps::fd_ops() {
   switch (e.nr) {
@@ -82,6 +87,13 @@ int64_t CallOps::fd_ops() {
       } else {
         int flags = e.nr == SYS_pipe2 ? static_cast<int>(c.a(1)) : 0;
         r = ::pipe2(pair, (flags & ~O_CLOEXEC) | O_NONBLOCK | O_CLOEXEC);
+        // As large as the system allows (1 MiB by default): the replay's readers are ordered by the
+        // plan and wait for their bytes, so the pipe's capacity must not order anything too. A
+        // kernel pipe holds 16 pages, and how full it is depends on how reads and writes
+        // interleaved: a traced write that fit could block here, waiting for a reader the plan
+        // orders after that write (the tar pipeline's temporal replays: a 10 KiB write returned
+        // 8 KiB after its 1 s deadline).
+        if (r == 0) (void)::fcntl(pair[1], F_SETPIPE_SZ, kReplayPipeBytes);
       }
       if (r != 0) return -errno;
       const bool wanted_nonblock = e.nr == SYS_socketpair ? (c.a(1) & SOCK_NONBLOCK) != 0

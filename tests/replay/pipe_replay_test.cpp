@@ -115,6 +115,37 @@ TEST_P(PipeReplay, AChildsCloseOfItsCopyDoesNotWaitForTheParentsRead) {
   EXPECT_LT(rd.end_ns - rd.begin_ns, stream_wait_budget_ns(0) / 2) << "the read waited out its deadline";
 }
 
+// The tar pipeline's temporal replays (docs/replay.md): a writer's 10 KiB write found the replay's
+// pipe fuller than the traced one had been (a kernel pipe holds 16 pages, so its byte capacity
+// depends on how reads and writes interleaved), blocked, and its reader, ordered after that write,
+// never came: the write returned short after its 1 s deadline. Here the writer writes 100 KiB
+// before its reader's first read began (a traced pipe of a larger capacity); the replay's pipe
+// must take it without blocking.
+trace::Trace writes_ahead_of_the_reader() {
+  TraceBuilder b;
+  b.add(30, 30, "pipe2", {(int64_t{4} << 32) | 3, 0}, 0, {}, 1000, 100);
+  for (int i = 0; i < 10; ++i) b.add(30, 30, "write", {4, 0, 10240}, 10240, {}, 2000 + i * 1000, 200);
+  b.add(30, 30, "clone", {SIGCHLD, 0, 0, 0, 0}, 31, {}, 20000, 300);
+  for (int i = 0; i < 10; ++i) b.add(31, 31, "read", {3, 0, 10240}, 10240, {}, 30000 + i * 1000, 200);
+  return b.take();
+}
+
+TEST_P(PipeReplay, WritesTheTraceMadeAheadOfTheReaderDoNotBlock) {
+  const auto [engine, ordering] = GetParam();
+  auto p = infer_plan(writes_ahead_of_the_reader(), ordering);
+  ASSERT_TRUE(p.ok()) << p.error();
+  const Plan& plan = p.value();
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  EngineResult res = run_engine(engine, plan, sb, EngineOptions{});
+  EXPECT_EQ(res.stats.mismatched, 0u);
+  for (int k = 0; k < 10; ++k) {
+    const auto& w = res.records[request_of(plan, 30, "write", k)];
+    EXPECT_EQ(w.rvalue, 10240) << "write " << k;
+    EXPECT_LT(w.end_ns - w.begin_ns, stream_wait_budget_ns(0) / 2) << "write " << k << " waited out its deadline";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EnginesAndOrderings, PipeReplay,
                          ::testing::Combine(::testing::Values(EngineKind::kWorkers, EngineKind::kCoordinator),
                                             ::testing::Values(Ordering::kThread, Ordering::kFs, Ordering::kTemporal)));
