@@ -14,21 +14,6 @@
 namespace rastro::replay {
 namespace {
 
-using testing::TraceBuilder;
-
-// Two threads of one process, each writing its own file through an fd 3 of its own: 52 requests
-// each, 104 in all.
-trace::Trace two_writers() {
-  TraceBuilder b;
-  b.add(1, 10, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/a"}, 1'000'000);
-  for (int i = 0; i < 50; ++i) b.add(1, 10, "write", {3, 0, 10}, 10, {}, 1'001'000 + i * 100);
-  b.add(1, 10, "close", {3}, 0, {}, 1'010'000);
-  b.add(1, 11, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/b"}, 1'020'000);
-  for (int i = 0; i < 50; ++i) b.add(1, 11, "write", {3, 0, 20}, 20, {}, 1'021'000 + i * 100);
-  b.add(1, 11, "close", {3}, 0, {}, 1'030'000);
-  return b.take();
-}
-
 EngineResult replay(const Plan& plan, bool chain, const testing::TempDir& root) {
   SandboxResolver sb(root.path());
   EngineOptions o;
@@ -42,7 +27,7 @@ EngineResult replay(const Plan& plan, bool chain, const testing::TempDir& root) 
 }
 
 TEST(CoordinatorEngine, ThesisDesignHandsEveryRequestThroughTheCoordinator) {
-  const Plan plan = infer_plan(two_writers(), Ordering::kThread).take();
+  const Plan plan = infer_plan(testing::two_threads_reusing_fd3(), Ordering::kThread).take();
   ASSERT_EQ(plan.requests.size(), 104u);
   testing::TempDir root;
   EXPECT_EQ(replay(plan, false, root).handoffs, 104u);
@@ -51,7 +36,7 @@ TEST(CoordinatorEngine, ThesisDesignHandsEveryRequestThroughTheCoordinator) {
 TEST(CoordinatorEngine, ChainRunsAThreadsOwnSequenceWithoutTheCoordinator) {
   // Thread ordering: each thread's requests depend only on their predecessor, so only the two
   // threads' first requests go through the coordinator.
-  const Plan plan = infer_plan(two_writers(), Ordering::kThread).take();
+  const Plan plan = infer_plan(testing::two_threads_reusing_fd3(), Ordering::kThread).take();
   testing::TempDir root;
   EngineResult res = replay(plan, true, root);
   EXPECT_EQ(res.handoffs, 2u);
@@ -65,7 +50,7 @@ TEST(CoordinatorEngine, ChainRunsAThreadsOwnSequenceWithoutTheCoordinator) {
 TEST(CoordinatorEngine, ChainKeepsOtherThreadsDependencies) {
   // Temporal ordering (hand_plan): thread 11's first request waits for thread 10's last; every
   // request with such an edge still goes through the coordinator and still waits.
-  const Plan plan = testing::hand_plan(two_writers(), true);
+  const Plan plan = testing::hand_plan(testing::two_threads_reusing_fd3(), true);
   testing::TempDir root;
   EngineResult res = replay(plan, true, root);
   EXPECT_GT(res.handoffs, 2u);

@@ -186,14 +186,7 @@ namespace {
 // Real traces reuse fd numbers across threads (thread A closes 3, thread B later opens a new 3).
 // Replayed concurrently, the two lifetimes must not be confused (fd keys per lifetime).
 TEST(EngineMicroReplay, ReusedFdNumbersAcrossThreadsStayApart) {
-  TraceBuilder b;
-  b.add(1, 10, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/a"}, 1'000'000);
-  for (int i = 0; i < 50; ++i) b.add(1, 10, "write", {3, 0, 10}, 10, {}, 1'001'000 + i * 100);
-  b.add(1, 10, "close", {3}, 0, {}, 1'010'000);
-  b.add(1, 11, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/b"}, 1'020'000);
-  for (int i = 0; i < 50; ++i) b.add(1, 11, "write", {3, 0, 20}, 20, {}, 1'021'000 + i * 100);
-  b.add(1, 11, "close", {3}, 0, {}, 1'030'000);
-  trace::Trace t = b.take();
+  trace::Trace t = testing::two_threads_reusing_fd3();
   for (Ordering ord : {Ordering::kThread, Ordering::kFs}) {
     auto plan = infer_plan(t, ord).take();
     for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {

@@ -56,16 +56,24 @@ uint32_t request_of(const Plan& plan, int32_t pid, std::string_view name, int n)
   return 0;
 }
 
-class PipeReplay : public ::testing::TestWithParam<std::tuple<EngineKind, Ordering>> {};
+class PipeReplay : public ::testing::TestWithParam<std::tuple<EngineKind, Ordering>> {
+ protected:
+  // Infers the plan of `tr` under the test's ordering and replays it with its engine in a fresh root.
+  void replay(trace::Trace tr) {
+    const auto [engine, ordering] = GetParam();
+    auto p = infer_plan(std::move(tr), ordering);
+    ASSERT_TRUE(p.ok()) << p.error();
+    plan = std::move(p.value());
+    testing::TempDir root;
+    SandboxResolver sb(root.path());
+    res = run_engine(engine, plan, sb, EngineOptions{});
+  }
+  Plan plan;
+  EngineResult res;
+};
 
 TEST_P(PipeReplay, ReadersReplayAfterTheirWritersWithTheTracedResults) {
-  const auto [engine, ordering] = GetParam();
-  auto p = infer_plan(pipeline(), ordering);
-  ASSERT_TRUE(p.ok()) << p.error();
-  const Plan& plan = p.value();
-  testing::TempDir root;
-  SandboxResolver sb(root.path());
-  EngineResult res = run_engine(engine, plan, sb, EngineOptions{});
+  ASSERT_NO_FATAL_FAILURE(replay(pipeline()));
   ASSERT_EQ(res.records.size(), plan.requests.size());
   for (uint32_t r = 0; r < plan.requests.size(); ++r) {
     const trace::Event& e = plan.trace.events[plan.requests[r].event];
@@ -102,13 +110,7 @@ trace::Trace exec_handshake() {
 }
 
 TEST_P(PipeReplay, AChildsCloseOfItsCopyDoesNotWaitForTheParentsRead) {
-  const auto [engine, ordering] = GetParam();
-  auto p = infer_plan(exec_handshake(), ordering);
-  ASSERT_TRUE(p.ok()) << p.error();
-  const Plan& plan = p.value();
-  testing::TempDir root;
-  SandboxResolver sb(root.path());
-  EngineResult res = run_engine(engine, plan, sb, EngineOptions{});
+  ASSERT_NO_FATAL_FAILURE(replay(exec_handshake()));
   EXPECT_EQ(res.stats.mismatched, 0u);
   const auto& rd = res.records[request_of(plan, 20, "read", 0)];
   EXPECT_EQ(rd.rvalue, 0);
@@ -131,13 +133,7 @@ trace::Trace writes_ahead_of_the_reader() {
 }
 
 TEST_P(PipeReplay, WritesTheTraceMadeAheadOfTheReaderDoNotBlock) {
-  const auto [engine, ordering] = GetParam();
-  auto p = infer_plan(writes_ahead_of_the_reader(), ordering);
-  ASSERT_TRUE(p.ok()) << p.error();
-  const Plan& plan = p.value();
-  testing::TempDir root;
-  SandboxResolver sb(root.path());
-  EngineResult res = run_engine(engine, plan, sb, EngineOptions{});
+  ASSERT_NO_FATAL_FAILURE(replay(writes_ahead_of_the_reader()));
   EXPECT_EQ(res.stats.mismatched, 0u);
   for (int k = 0; k < 10; ++k) {
     const auto& w = res.records[request_of(plan, 30, "write", k)];

@@ -165,4 +165,17 @@ inline Plan hand_plan(trace::Trace tr, bool temporal) {
   return p;
 }
 
+// Two threads of pid 1 (tids 10 and 11), one after the other, each opening its own file (/a, /b)
+// as fd 3 and writing 50 times to it (10 and 20 bytes a write): 104 calls, fd 3 reused.
+inline trace::Trace two_threads_reusing_fd3() {
+  TraceBuilder b;
+  b.add(1, 10, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/a"}, 1'000'000);
+  for (int i = 0; i < 50; ++i) b.add(1, 10, "write", {3, 0, 10}, 10, {}, 1'001'000 + i * 100);
+  b.add(1, 10, "close", {3}, 0, {}, 1'010'000);
+  b.add(1, 11, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/b"}, 1'020'000);
+  for (int i = 0; i < 50; ++i) b.add(1, 11, "write", {3, 0, 20}, 20, {}, 1'021'000 + i * 100);
+  b.add(1, 11, "close", {3}, 0, {}, 1'030'000);
+  return b.take();
+}
+
 }  // namespace rastro::replay::testing
