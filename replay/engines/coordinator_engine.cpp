@@ -97,24 +97,24 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
     bool rt_failed = options.realtime && !make_realtime(&rt_why);
     ThreadScratch scratch;
     go.wait();
+    uint32_t next = kNone;
     for (;;) {
-      uint32_t r = 0;
-      available_bell.pop_or_sleep([&] { return available.pop(r); });
+      uint32_t r = next;
+      if (r == kNone) available_bell.pop_or_sleep([&] { return available.pop(r); });
       if (r == kStop) break;
-      for (; r != kNone; r = chain[r]) {
-        const Request& q = plan.requests[r];
-        const trace::Event& e = plan.trace.events[q.event];
-        uring.await(r);
-        if (options.hooks) options.hooks->before_issue(r);
-        const int64_t planned = schedule.await_issue(r, monotonic_ns());
-        RequestRecord& rec = res.records[r];
-        uring.issue(r, setup.exec, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
-        rec.planned_ns = planned;
-        schedule.finish(r, rec);
-        if (options.hooks) options.hooks->after_complete(r);
-        while (!replayed.push(r)) CompletionFlag::cpu_relax();
-        replayed_bell.ring();
-      }
+      const Request& q = plan.requests[r];
+      const trace::Event& e = plan.trace.events[q.event];
+      uring.await(r);
+      if (options.hooks) options.hooks->before_issue(r);
+      const int64_t planned = schedule.await_issue(r, monotonic_ns());
+      RequestRecord& rec = res.records[r];
+      uring.issue(r, setup.exec, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
+      rec.planned_ns = planned;
+      schedule.finish(r, rec);
+      if (options.hooks) options.hooks->after_complete(r);
+      while (!replayed.push(r)) CompletionFlag::cpu_relax();
+      replayed_bell.ring();
+      next = chain[r];  // kNone unless --coordinator-chain gave r's successor to this worker
     }
     uring.drain_all();  // before the thread exits: it may have submitted to any ring
     std::lock_guard lock(merge_mu);
