@@ -26,7 +26,7 @@ int used_fd(const trace::Event& e, int i, bool dup2_like) {
 
 }  // namespace
 
-std::vector<ProcessSeed> process_seeds(const trace::Trace& trace) {
+std::vector<ProcessSeed> process_seeds(const PlanTrace& trace) {
   struct Acc {
     std::set<int> created, inherited;
     std::set<int32_t> tids;
@@ -89,7 +89,7 @@ std::vector<ProcessSeed> process_seeds(const trace::Trace& trace) {
 // closed (a later use is still "use after close" of that lifetime, not "use before open").
 static int32_t live_key(int32_t stored) { return stored >= 0 ? stored : ~stored; }
 
-FdKeys compute_fd_keys(const trace::Trace& trace, std::span<const uint32_t> events, std::vector<ProcessSeed>* seeds) {
+FdKeys compute_fd_keys(const PlanTrace& trace, std::span<const uint32_t> events, std::vector<ProcessSeed>* seeds) {
   FdKeys out;
   *seeds = process_seeds(trace);
   std::unordered_map<int32_t, std::map<int, int32_t>> current;  // pid -> traced fd -> key (~key: closed)
@@ -120,7 +120,7 @@ FdKeys compute_fd_keys(const trace::Trace& trace, std::span<const uint32_t> even
     return out.count++;
   };
   const auto n = static_cast<uint32_t>(events.size());
-  auto event_of = [&](uint32_t j) -> const trace::Event& { return trace.events[events[j]]; };
+  auto event_of = [&](uint32_t j) -> trace::Event { return trace.events[events[j]]; };
   out.keys.assign(events.size(), {-1, -1, -1, -1, -1, -1, -1, -1});
   std::map<int, int32_t>* cur_of_last = nullptr;
   int32_t last_pid = 0;

@@ -47,7 +47,7 @@ Result<Done> run_parse(InferContext& c) {
   std::iota(c.order.begin(), c.order.end(), 0u);
   // Begin order makes every dependency point backwards, so the plan is acyclic by construction
   // and its index order is a topological order. Captures are usually begin-sorted already.
-  auto before = [&](uint32_t a, uint32_t b) { return ev[a].begin_ns < ev[b].begin_ns; };
+  auto before = [&](uint32_t a, uint32_t b) { return ev.begin_ns(a) < ev.begin_ns(b); };
   if (!std::is_sorted(c.order.begin(), c.order.end(), before))
     std::stable_sort(c.order.begin(), c.order.end(), before);
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "replay/plan/plan_trace.h"
 #include "trace/model/trace.h"
 
 namespace rastro::replay {
@@ -136,7 +137,7 @@ struct UringPlan {
 
 struct Plan {
   Ordering ordering = Ordering::kFs;
-  trace::Trace trace;              // the input trace (header, strings, events)
+  PlanTrace trace;                 // the input trace (header, strings, events packed)
   // One per trace event, in begin order (stable by seq): every dependency points to an earlier
   // request, so the index order is a topological order of the DAG.
   std::vector<Request> requests;
