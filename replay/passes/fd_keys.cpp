@@ -121,12 +121,15 @@ FdKeys compute_fd_keys(const PlanTrace& trace, std::span<const uint32_t> events,
   };
   const auto n = static_cast<uint32_t>(events.size());
   auto event_of = [&](uint32_t j) -> trace::Event { return trace.events[events[j]]; };
-  out.keys.assign(events.size(), {-1, -1, -1, -1, -1, -1, -1, -1});
+  out.keys.reserve(events.size());
   std::map<int, int32_t>* cur_of_last = nullptr;
   int32_t last_pid = 0;
-  for (uint32_t r = 0; r < n; ++r) {
+  // Request r's keys are complete after its iteration (later requests never change them): each
+  // is packed then.
+  PackedFdKeys::Row keys;
+  for (uint32_t r = 0; r < n; out.keys.push_back(keys), ++r) {
     const trace::Event& e = event_of(r);
-    auto& keys = out.keys[r];
+    keys.fill(-1);
     if (!cur_of_last || e.pid != last_pid) {  // (unordered_map references stay valid)
       cur_of_last = &current[e.pid];
       last_pid = e.pid;

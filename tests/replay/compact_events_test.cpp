@@ -14,7 +14,6 @@
 
 #include <gtest/gtest.h>
 
-#include "replay/plan/plan_trace.h"
 #include "trace/importers/strace/strace_import.h"
 #include "trace/io/trace_io.h"
 #include "trace/io/trace_sink.h"
@@ -64,11 +63,6 @@ TEST(CompactEvents, EveryEventOfTheCapturedFixturesRoundTrips) {
     trace::Trace t = trace::read_trace(fixtures() + "characterize/" + name);
     ASSERT_FALSE(t.events.empty()) << name;
     expect_round_trip(t.events, name);
-    // read_plan_trace packs the same events block by block.
-    PlanTrace p = read_plan_trace(fixtures() + "characterize/" + name);
-    ASSERT_EQ(p.events.size(), t.events.size());
-    for (size_t i = 0; i < t.events.size(); ++i) ASSERT_EQ(p.events[i], t.events[i]) << name << " " << i;
-    EXPECT_EQ(p.strings.size(), t.strings.size());
   }
 }
 
