@@ -101,7 +101,7 @@ trace::Trace synthetic_trace(size_t events, int threads, int files, uint32_t see
 void BM_Infer(benchmark::State& state) {
   const auto ordering = static_cast<replay::Ordering>(state.range(0));
   const auto events = static_cast<size_t>(state.range(1));
-  trace::Trace t = synthetic_trace(events, 8, 100);
+  replay::PlanTrace t = synthetic_trace(events, 8, 100);  // (packed once: read_plan_trace packs while reading)
   replay::PlanFigures fig;
   size_t plan_bytes = 0;
   for (auto _ : state) {
@@ -135,7 +135,7 @@ double thread_cpu_ms() {
 // CPU time of each pass (ms per run, as counters), to see where inference spends its time.
 void BM_Passes(benchmark::State& state) {
   const auto ordering = static_cast<replay::Ordering>(state.range(0));
-  trace::Trace t = synthetic_trace(static_cast<size_t>(state.range(1)), 8, 100);
+  replay::PlanTrace t = synthetic_trace(static_cast<size_t>(state.range(1)), 8, 100);
   std::map<std::string, double> ms;
   size_t peak_bytes = 0;
   auto cap = [](const auto& v) { return v.size() * sizeof(v[0]); };  // (reserved but untouched pages cost no memory)

@@ -40,7 +40,7 @@ RegisterCommand reg{{"compile",
     auto ordering = replay::parse_ordering(o->ordering).take();
     replay::parse_timing(o->timing).take();  // reject a bad policy before any work
     trace::ReadReport report;
-    trace::Trace t = trace::read_trace(o->trace, &report);
+    replay::PlanTrace t = replay::read_plan_trace(o->trace, &report);
     if (!report.intact) fmt::print(stderr, "warning: {}: compiling the intact prefix ({})\n", o->trace, report.problem);
     replay::Plan plan = replay::infer_plan(std::move(t), ordering).take();
     auto t0 = std::chrono::steady_clock::now();

@@ -68,7 +68,7 @@ cli::RegisterCommand reg{
        app.callback([o] {
          const replay::Ordering ordering = replay::parse_ordering(o->ordering).take();
          trace::ReadReport rep;
-         trace::Trace t = trace::read_trace(o->trace, &rep);
+         replay::PlanTrace t = replay::read_plan_trace(o->trace, &rep);
          replay::PassHook dump;
          if (!o->dump_after.empty()) {
            dump = [o](const std::string& pass, const replay::InferContext& ctx) {

@@ -57,7 +57,7 @@ void run(const Options& o) {
   replay::prepare_root(so);  // refuse a bad root before reading and inferring the trace
 
   trace::ReadReport report;
-  trace::Trace t = trace::read_trace(o.trace, &report);
+  replay::PlanTrace t = replay::read_plan_trace(o.trace, &report);
   if (!report.intact) so.warnings.push_back(fmt::format("{}: replaying the intact prefix ({})", o.trace, report.problem));
   replay::Plan plan = replay::infer_plan(std::move(t), ordering).take();
   replay::run_replay_session(plan, so, [engine](const replay::Plan& p, const replay::SandboxResolver& s,

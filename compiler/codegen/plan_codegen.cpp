@@ -74,7 +74,7 @@ CodegenReport generate_program(const replay::Plan& plan, const CodegenOptions& o
   rep.requests = plan.requests.size();
   rep.threads = plan.threads.size();
   const size_t chunk = std::max<size_t>(o.chunk, 1);
-  const trace::Trace& t = plan.trace;
+  const auto& t = plan.trace;
 
   size_t n_strings = t.strings.size() - 1;  // id 0 is the implicit empty string
   size_t sc = emit_table(dir, "kStrings", "StaticString", n_strings, chunk, [&](size_t i) {

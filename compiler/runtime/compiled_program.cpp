@@ -108,8 +108,9 @@ Plan rebuild_plan(const CompiledTrace& ct) {
     q.action = static_cast<replay::RequestAction>(sr.action);
     q.path[0] = sr.path0;
     q.path[1] = sr.path1;
-    auto& keys = plan.fd_keys.keys.emplace_back();
+    replay::PackedFdKeys::Row keys;
     std::copy(std::begin(sr.fd_keys), std::end(sr.fd_keys), keys.begin());
+    plan.fd_keys.keys.push_back(keys);
     if (q.thread >= plan.threads.size()) throw Error("compiled trace: request of an unknown thread");
     plan.threads[q.thread].requests.push_back(static_cast<uint32_t>(plan.requests.size()));
     plan.requests.push_back(q);

@@ -26,7 +26,7 @@ int used_fd(const trace::Event& e, int i, bool dup2_like) {
 
 }  // namespace
 
-std::vector<ProcessSeed> process_seeds(const trace::Trace& trace) {
+std::vector<ProcessSeed> process_seeds(const PlanTrace& trace) {
   struct Acc {
     std::set<int> created, inherited;
     std::set<int32_t> tids;
@@ -89,7 +89,7 @@ std::vector<ProcessSeed> process_seeds(const trace::Trace& trace) {
 // closed (a later use is still "use after close" of that lifetime, not "use before open").
 static int32_t live_key(int32_t stored) { return stored >= 0 ? stored : ~stored; }
 
-FdKeys compute_fd_keys(const trace::Trace& trace, std::span<const uint32_t> events, std::vector<ProcessSeed>* seeds) {
+FdKeys compute_fd_keys(const PlanTrace& trace, std::span<const uint32_t> events, std::vector<ProcessSeed>* seeds) {
   FdKeys out;
   *seeds = process_seeds(trace);
   std::unordered_map<int32_t, std::map<int, int32_t>> current;  // pid -> traced fd -> key (~key: closed)
@@ -120,13 +120,16 @@ FdKeys compute_fd_keys(const trace::Trace& trace, std::span<const uint32_t> even
     return out.count++;
   };
   const auto n = static_cast<uint32_t>(events.size());
-  auto event_of = [&](uint32_t j) -> const trace::Event& { return trace.events[events[j]]; };
-  out.keys.assign(events.size(), {-1, -1, -1, -1, -1, -1, -1, -1});
+  auto event_of = [&](uint32_t j) -> trace::Event { return trace.events[events[j]]; };
+  out.keys.reserve(events.size());
   std::map<int, int32_t>* cur_of_last = nullptr;
   int32_t last_pid = 0;
-  for (uint32_t r = 0; r < n; ++r) {
+  // Request r's keys are complete after its iteration (later requests never change them): each
+  // is packed then.
+  PackedFdKeys::Row keys;
+  for (uint32_t r = 0; r < n; out.keys.push_back(keys), ++r) {
     const trace::Event& e = event_of(r);
-    auto& keys = out.keys[r];
+    keys.fill(-1);
     if (!cur_of_last || e.pid != last_pid) {  // (unordered_map references stay valid)
       cur_of_last = &current[e.pid];
       last_pid = e.pid;

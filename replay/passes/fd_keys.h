@@ -20,11 +20,11 @@ namespace rastro::replay {
 
 // Every process of the trace with its threads, its inherited fds (0/1/2 and fds used but never
 // created, as traced fd numbers) and the initial cwd (initial_cwd.h).
-std::vector<ProcessSeed> process_seeds(const trace::Trace& trace);
+std::vector<ProcessSeed> process_seeds(const PlanTrace& trace);
 
 // The fd keys of the requests whose events are `events` (request -> event index, begin order).
 // Also returns the process seeds, with inherited_fds expressed as keys.
-FdKeys compute_fd_keys(const trace::Trace& trace, std::span<const uint32_t> events, std::vector<ProcessSeed>* seeds);
+FdKeys compute_fd_keys(const PlanTrace& trace, std::span<const uint32_t> events, std::vector<ProcessSeed>* seeds);
 
 // Whether `plan` carries its fd data (one built by infer_plan does; one built by hand in a test or
 // benchmark does not, and the engines then compute it with compute_fd_keys once, before the run).

@@ -49,7 +49,7 @@ struct FdRef {
 
 struct InferContext {
   InferOptions options;
-  trace::Trace trace;
+  PlanTrace trace;
 
   // parse
   std::vector<uint32_t> order;           // request -> event index

@@ -85,7 +85,7 @@ using Proc = Processes::Process;
 
 class Planner {
  public:
-  explicit Planner(const trace::Trace& t) : t_(t), procs_(initial_cwd_or_root(t.header)) {}
+  explicit Planner(const PlanTrace& t) : t_(t), procs_(initial_cwd_or_root(t.header)) {}
 
   InitPlan run();
 
@@ -107,7 +107,7 @@ class Planner {
   void follow_recorded_cwd(Proc& pr, const trace::Event& e) const;
   void event(const trace::Event& e);
 
-  const trace::Trace& t_;
+  const PlanTrace& t_;
   std::map<std::string, PathInfo> paths_;
   Processes procs_;
   std::unordered_map<int32_t, int32_t> tid_to_pid_;
@@ -627,6 +627,6 @@ InitPlan Planner::run() {
 
 }  // namespace
 
-InitPlan plan_initial_state(const trace::Trace& trace) { return Planner(trace).run(); }
+InitPlan plan_initial_state(const PlanTrace& trace) { return Planner(trace).run(); }
 
 }  // namespace rastro::replay

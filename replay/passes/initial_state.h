@@ -22,6 +22,6 @@
 
 namespace rastro::replay {
 
-InitPlan plan_initial_state(const trace::Trace& trace);
+InitPlan plan_initial_state(const PlanTrace& trace);
 
 }  // namespace rastro::replay

@@ -9,6 +9,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "trace/syscalls/fcntl_lock.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -41,13 +43,13 @@ uint8_t status_of(const trace::Event& e) {
 
 Result<Done> run_parse(InferContext& c) {
   const auto& ev = c.trace.events;
-  if (ev.size() >= kNone) return fail("trace has too many events for one plan");
+  if (ev.size() >= kMaxRequests) return fail(fmt::format("trace has too many events for one plan ({}, at most {})", ev.size(), kMaxRequests - 1));
   const auto n = static_cast<uint32_t>(ev.size());
   c.order.resize(n);
   std::iota(c.order.begin(), c.order.end(), 0u);
   // Begin order makes every dependency point backwards, so the plan is acyclic by construction
   // and its index order is a topological order. Captures are usually begin-sorted already.
-  auto before = [&](uint32_t a, uint32_t b) { return ev[a].begin_ns < ev[b].begin_ns; };
+  auto before = [&](uint32_t a, uint32_t b) { return ev.begin_ns(a) < ev.begin_ns(b); };
   if (!std::is_sorted(c.order.begin(), c.order.end(), before))
     std::stable_sort(c.order.begin(), c.order.end(), before);
 

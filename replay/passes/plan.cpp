@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <numeric>
 #include <utility>
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
@@ -14,6 +13,12 @@ namespace rastro::replay {
 
 namespace {
 
+// Frees vectors (clear() keeps the capacity).
+template <class... V>
+void release(V&... v) {
+  ((v = V{}), ...);
+}
+
 int64_t duration(const Request& q) {
   if (q.action != RequestAction::kReplay) return 0;  // the engines skip it at once
   return std::max<int64_t>(0, sat_sub(q.trace_end_ns, q.trace_begin_ns));
@@ -23,6 +28,7 @@ Result<Done> run_plan(InferContext& c) {
   Plan& plan = c.plan;
   plan.ordering = c.options.ordering;
   const auto n = static_cast<uint32_t>(c.order.size());
+  release(c.nr, c.pid, c.fd_refs_begin, c.fd_refs, c.fd_entries, c.ofds);  // read by no request below
   int64_t t0 = 0;
   if (n > 0) t0 = c.begin_ns[0];
   plan.requests.resize(n);
@@ -43,6 +49,9 @@ Result<Done> run_plan(InferContext& c) {
     ++fig.by_action[static_cast<int>(q.action)];
     if (q.action == RequestAction::kReplay && (c.status[r] & kStatusFailed)) ++fig.failed;
   }
+  // The plan holds what these said now, and no pass runs after this one: freed before the
+  // figures' own per-request arrays (scale: the peak of inference is in this pass).
+  release(c.order, c.action, c.thread, c.begin_ns, c.end_ns, c.status, c.paths, c.deps_begin);
   plan.deps = std::move(c.deps);
   plan.threads = std::move(c.threads);
   fig.inherited_fds = c.inherited_fds;
@@ -145,11 +154,8 @@ Result<Done> compute_figures(Plan& plan) {
   // no path returns to its start, and index order is a topological order. Other plans (built by
   // hand, read back) get Boost's topological sort over the plan's CSR storage, which fails on a
   // cycle.
-  std::vector<uint32_t> topo;
-  if (backwards) {
-    topo.resize(n);
-    std::iota(topo.begin(), topo.end(), 0u);
-  } else {
+  std::vector<uint32_t> topo;  // left empty when index order is one (no 4 bytes per request)
+  if (!backwards) {
     // Edges point from a request to its dependencies; the plan stores them grouped by request,
     // which is the CSR order.
     using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
@@ -170,7 +176,8 @@ Result<Done> compute_figures(Plan& plan) {
   starts.reserve(n);
   ends.reserve(n);
   int64_t total = 0, critical = 0;
-  for (uint32_t r : topo) {
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t r = backwards ? i : topo[i];
     const Request& q = plan.requests[r];
     int64_t start = 0;
     for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k)

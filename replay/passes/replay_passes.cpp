@@ -3,6 +3,10 @@
 namespace rastro::replay {
 
 Result<Plan> infer_plan(trace::Trace trace, Ordering ordering, const PassHook& after) {
+  return infer_plan(PlanTrace(std::move(trace)), ordering, after);
+}
+
+Result<Plan> infer_plan(PlanTrace trace, Ordering ordering, const PassHook& after) {
   InferContext ctx;
   ctx.options.ordering = ordering;
   ctx.trace = std::move(trace);

@@ -32,7 +32,9 @@ inline PassManager AllReplayPasses() {
 // Called after each pass that succeeded, with the pass's name (for `rastro infer --dump-after`).
 using PassHook = std::function<void(const std::string& pass, const InferContext& ctx)>;
 
-// Builds the replay plan of `trace` under `ordering` (the trace is moved into the plan).
+// Builds the replay plan of `trace` under `ordering` (the trace is moved into the plan). Long
+// traces come packed (read_plan_trace); a trace::Trace is packed first, its events freed.
+Result<Plan> infer_plan(PlanTrace trace, Ordering ordering, const PassHook& after = {});
 Result<Plan> infer_plan(trace::Trace trace, Ordering ordering, const PassHook& after = {});
 
 }  // namespace rastro::replay

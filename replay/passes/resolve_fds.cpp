@@ -107,7 +107,7 @@ class FdResolver {
       // later (fd_reuse.h), or it was not captured and the old lifetime simply ends here.
       EntrySlot slot{en, cr.cloexec};
       if (auto held = fds.find(cr.fd); held != fds.end()) {
-        auto event_of = [&](uint32_t k) -> const trace::Event& { return c_.trace.events[c_.order[k]]; };
+        auto event_of = [&](uint32_t k) -> trace::Event { return c_.trace.events[c_.order[k]]; };
         const HeldFdFate fate = held_fd_fate(r, static_cast<uint32_t>(c_.order.size()), cr.fd,
                                              c_.fd_entries[held->second.entry].creator, event_of);
         if (fate.kind == HeldFdFate::kDeferred) {

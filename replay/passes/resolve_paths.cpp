@@ -52,7 +52,7 @@ struct PathSlot {
 
 constexpr int64_t kAtEmptyPath = 0x1000;
 
-trace::StrId header_cwd(trace::Trace& t) {
+trace::StrId header_cwd(PlanTrace& t) {
   const std::string cwd = initial_cwd(t.header);
   return cwd.empty() ? trace::kNoStr : t.strings.intern(cwd);
 }

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "replay/plan/packed_fd_keys.h"
+#include "replay/plan/plan_trace.h"
 #include "trace/model/trace.h"
 
 namespace rastro::replay {
@@ -22,9 +24,13 @@ enum class Ordering : uint8_t { kThread, kFs, kTemporal };
 enum class EdgeKind : uint8_t { kThread, kFdStage, kFdSeq, kFile, kPath, kTemporal };
 inline constexpr int kEdgeKinds = 6;
 
+// 4 bytes (a plan holds one or more per request): requests are < kMaxRequests.
+inline constexpr uint32_t kMaxRequests = uint32_t{1} << 29;
 struct Dep {
-  uint32_t request;  // index into Plan::requests that must complete first
-  EdgeKind kind;
+  Dep() = default;
+  Dep(uint32_t r, EdgeKind k) : request(r), kind(k) {}  // (brace lists would narrow into the bit fields)
+  uint32_t request : 29 = 0;  // index into Plan::requests that must complete first
+  EdgeKind kind : 3 = EdgeKind::kThread;
 };
 
 // What an engine does with a request (decided from the syscall table classes). Every traced
@@ -82,7 +88,7 @@ struct PlanFigures {
 struct FdKeys {
   static constexpr int kRet = 6;
   static constexpr int kPair2 = 7;
-  std::vector<std::array<int32_t, 8>> keys;
+  PackedFdKeys keys;  // keys[r] is request r's 8 slots
   int32_t count = 0;  // keys 0..count-1 exist
 };
 
@@ -136,7 +142,7 @@ struct UringPlan {
 
 struct Plan {
   Ordering ordering = Ordering::kFs;
-  trace::Trace trace;              // the input trace (header, strings, events)
+  PlanTrace trace;                 // the input trace (header, strings, events packed)
   // One per trace event, in begin order (stable by seq): every dependency points to an earlier
   // request, so the index order is a topological order of the DAG.
   std::vector<Request> requests;

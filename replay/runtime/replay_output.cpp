@@ -38,7 +38,7 @@ nlohmann::json ecdf_json(const std::vector<EcdfPoint>& v) {
 
 }  // namespace
 
-ReplaySummary summarize_replay(const trace::Trace& source, std::span<const uint32_t> event_of_request,
+ReplaySummary summarize_replay(const PlanTrace& source, std::span<const uint32_t> event_of_request,
                                std::span<const RequestRecord> records, const ExecStats& stats,
                                uint64_t dependency_waits, int64_t wall_ns) {
   ReplaySummary s;
@@ -169,7 +169,7 @@ std::string ReplaySummary::to_text() const {
   return o;
 }
 
-void append_replay_events(trace::TraceSink& sink, const trace::Trace& source,
+void append_replay_events(trace::TraceSink& sink, const PlanTrace& source,
                           std::span<const uint32_t> event_of_request, std::span<const RequestRecord> records) {
   std::vector<trace::StrId> remap(source.strings.size(), trace::kNoStr);
   auto map_str = [&](trace::StrId id) -> trace::StrId {
@@ -204,7 +204,7 @@ void append_replay_events(trace::TraceSink& sink, const trace::Trace& source,
   }
 }
 
-void write_replay_trace(const std::string& path, trace::TraceHeader header, const trace::Trace& source,
+void write_replay_trace(const std::string& path, trace::TraceHeader header, const PlanTrace& source,
                         std::span<const uint32_t> event_of_request, std::span<const RequestRecord> records,
                         const ReplaySummary& summary) {
   header.extra["replay_summary"] = summary.to_json();

@@ -19,6 +19,7 @@
 #include "replay/runtime/call_executor.h"
 #include "trace/analysis/replay_fidelity.h"
 #include "trace/io/trace_sink.h"
+#include "replay/plan/plan_trace.h"
 #include "trace/model/trace.h"
 
 namespace rastro::replay {
@@ -64,19 +65,19 @@ struct ReplaySummary {
 };
 
 // `event_of_request[i]` is the source event of records[i].
-ReplaySummary summarize_replay(const trace::Trace& source, std::span<const uint32_t> event_of_request,
+ReplaySummary summarize_replay(const PlanTrace& source, std::span<const uint32_t> event_of_request,
                                std::span<const RequestRecord> records, const ExecStats& stats,
                                uint64_t dependency_waits, int64_t wall_ns);
 
 // Appends one event per record (in record order) to `sink`: the source event's pid/tid, call and
 // arguments (strings re-interned), replay begin/end and rvalue, planned_ns, expected_rvalue = the
 // traced rvalue, flags kEventReplayed | skipped/mismatch.
-void append_replay_events(trace::TraceSink& sink, const trace::Trace& source,
+void append_replay_events(trace::TraceSink& sink, const PlanTrace& source,
                           std::span<const uint32_t> event_of_request, std::span<const RequestRecord> records);
 
 // Writes the whole output: header (backend "replay-<engine>", settings, summary in
 // extra.replay_summary) and events, via trace::open_trace_sink.
-void write_replay_trace(const std::string& path, trace::TraceHeader header, const trace::Trace& source,
+void write_replay_trace(const std::string& path, trace::TraceHeader header, const PlanTrace& source,
                         std::span<const uint32_t> event_of_request, std::span<const RequestRecord> records,
                         const ReplaySummary& summary);
 

@@ -1,0 +1,91 @@
+// The events of a plan's trace, packed (issue #16: infer and replay a 100 M-event trace in memory).
+// A trace::Event is 216 bytes; most of it is zero or implied by the syscall table. Here each event
+// is one variable-length record of varints (~20-30 bytes) in a chunked byte arena, and
+// operator[] decodes it back into a trace::Event, equal to the one pushed (round trip exact, the
+// rare fields included), so `const trace::Event& e = events[i]` reads as it did on a vector.
+//
+// A record: a presence mask; the thread (index into a (pid, tid) table); begin as a delta from its
+// group's first begin; end - begin; nr; the argument strings present (mask); each argument's value
+// and string; rvalue; then only the fields the mask says are present (seq when it is not the
+// event's index, the unknown syscall's name, argument types that differ from the syscall table's,
+// flags, the replay, off-CPU and io_uring fields). Records never straddle a chunk, and are found
+// by a 2-byte offset from their group of kGroup events.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "trace/model/event.h"
+
+namespace rastro::replay {
+
+class CompactEvents {
+ public:
+  CompactEvents() = default;
+  CompactEvents(CompactEvents&&) noexcept = default;
+  CompactEvents& operator=(CompactEvents&&) noexcept = default;
+  CompactEvents(const CompactEvents& o);
+  CompactEvents& operator=(const CompactEvents& o);
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void reserve(size_t n);
+  void push_back(const trace::Event& e);
+  void clear() { *this = CompactEvents{}; }
+
+  trace::Event operator[](size_t i) const;
+  trace::Event front() const { return (*this)[0]; }
+  trace::Event back() const { return (*this)[size_ - 1]; }
+  // Without decoding the whole record (sorting by begin reads only this).
+  int64_t begin_ns(size_t i) const;
+
+  // Bytes held (arena chunks, offsets, group and thread tables), for the scale measurements.
+  size_t memory_bytes() const;
+
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = trace::Event;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = trace::Event;
+    Iterator(const CompactEvents* ev, size_t i) : ev_(ev), i_(i) {}
+    trace::Event operator*() const { return (*ev_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iterator& o) const { return i_ == o.i_; }
+    bool operator!=(const Iterator& o) const { return i_ != o.i_; }
+
+   private:
+    const CompactEvents* ev_;
+    size_t i_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size_}; }
+
+ private:
+  static constexpr size_t kGroup = 64;              // events per group (one offset + begin base)
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
+
+  const uint8_t* record(size_t i) const;
+
+  std::vector<std::unique_ptr<uint8_t[]>> chunks_;
+  size_t used_ = 0;                      // bytes used in the last chunk
+  std::vector<uint64_t> group_offset_;   // arena offset (chunk << 20 | pos) of the group's first record
+  std::vector<int64_t> group_begin_;     // begin_ns of the group's first event
+  std::vector<uint16_t> offset_in_group_;  // per event: its record's offset from its group's first
+  std::vector<std::pair<int32_t, int32_t>> threads_;  // (pid, tid) by thread index
+  std::unordered_map<uint64_t, uint32_t> thread_index_;
+  size_t size_ = 0;
+  std::string scratch_;  // one record being encoded
+};
+
+}  // namespace rastro::replay
