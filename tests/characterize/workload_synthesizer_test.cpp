@@ -330,3 +330,51 @@ TEST(WorkloadSynthesizer, EndOfFileSessionsJumpAsTraced) {
 
 }  // namespace
 }  // namespace rastro::characterize
+
+namespace rastro::characterize {
+namespace {
+
+// Transfers on descriptors the trace never opened (a pipe; /dev/zero in the synthetic trace)
+// follow the partial sessions at the class's mean per session, spread evenly: per thread within
+// about one transfer of mean x sessions, and their reads within one of the read share, on every
+// seed. (Drawn as a geometric count per session they strayed by its standard deviation,
+// sqrt(n m (1 + m)): tar's model made twice its traced writes on seed 1.)
+TEST(WorkloadSynthesizer, StreamTransfersFollowThePartialSessionsAtTheClassMean) {
+  constexpr double kPerSession = 1.39, kReadShare = 0.36;
+  WorkloadModel m = two_class_model();
+  for (ClassModel& c : m.classes) {
+    c.eof_session_fraction = c.create_fraction = c.append_fraction = 0.0;
+    c.failed_open_fraction = c.namespace_per_open = 0.0;
+    c.partial_session_length = summarize(std::vector<double>{0.0, 0.0});
+    c.partial_transfers_per_open = kPerSession;
+    c.partial_read_fraction = kReadShare;
+  }
+  ASSERT_NEAR(m.classes[0].sessionless_per_partial_session(), kPerSession, 1e-12);
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    SynthOptions o;
+    o.threads = 4;
+    o.seed = seed;
+    const trace::Trace s = synthesize(m, o);
+    std::map<int32_t, double> sessions, stream, stream_reads;
+    for (const trace::Event& e : s.events) {
+      const std::string name(trace::function_name(e, s.strings));
+      const bool on_zero = e.nargs > 0 && e.arg(0).str != trace::kNoStr && s.str(e.arg(0).str) == "/dev/zero";
+      if (name == "openat" && e.rvalue == 3) sessions[e.tid] += 1;
+      if (on_zero && (name == "read" || name == "write")) {
+        stream[e.tid] += 1;
+        stream_reads[e.tid] += name == "read";
+      }
+    }
+    ASSERT_EQ(sessions.size(), 4u);
+    for (const auto& [tid, n] : sessions) {
+      ASSERT_GT(n, 20) << tid;
+      // The last session's transfers may be cut by the thread's call budget.
+      EXPECT_GE(stream[tid], kPerSession * n - kPerSession - 1) << "seed " << seed << " thread " << tid;
+      EXPECT_LE(stream[tid], kPerSession * n + 1) << "seed " << seed << " thread " << tid;
+      EXPECT_NEAR(stream_reads[tid], kReadShare * stream[tid], 1.0) << "seed " << seed << " thread " << tid;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rastro::characterize
