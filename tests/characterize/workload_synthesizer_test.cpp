@@ -378,3 +378,38 @@ TEST(WorkloadSynthesizer, StreamTransfersFollowThePartialSessionsAtTheClassMean)
 
 }  // namespace
 }  // namespace rastro::characterize
+
+namespace rastro::characterize {
+namespace {
+
+// The stat calls hold the class's metadata share per thread to about one call, on every seed
+// (drawn per call, their count strayed by its binomial-geometric noise: tar's 0.35 came out 0.28).
+TEST(WorkloadSynthesizer, StatCallsHoldTheMetadataShareOnEverySeed) {
+  WorkloadModel m = two_class_model();
+  constexpr double kMeta = 0.35;
+  for (ClassModel& c : m.classes) {
+    OpMix mix{};
+    mix[static_cast<size_t>(OpCategory::kMeta)] = kMeta;
+    for (size_t k = 0; k < kOpCategories; ++k)
+      if (k != static_cast<size_t>(OpCategory::kMeta) && k != static_cast<size_t>(OpCategory::kOther))
+        mix[k] = c.mix[k] / (1.0 - c.mix[static_cast<size_t>(OpCategory::kMeta)] - c.mix[static_cast<size_t>(OpCategory::kOther)]) *
+                 (1.0 - kMeta);
+    c.mix = mix;
+  }
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    SynthOptions o;
+    o.threads = 4;
+    o.seed = seed;
+    const trace::Trace s = synthesize(m, o);
+    std::map<int32_t, double> stats, others;
+    for (const trace::Event& e : s.events) (trace::function_name(e, s.strings) == "newfstatat" ? stats : others)[e.tid] += 1;
+    ASSERT_EQ(others.size(), 4u);
+    for (const auto& [tid, n] : others) {
+      ASSERT_GT(n, 50) << tid;
+      EXPECT_NEAR(stats[tid], kMeta / (1 - kMeta) * n, 1.0) << "seed " << seed << " thread " << tid;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rastro::characterize
