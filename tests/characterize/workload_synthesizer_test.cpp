@@ -184,7 +184,11 @@ trace::Trace synthesize_sharing(double shared_file_fraction, uint64_t threads) {
 }
 
 TEST(WorkloadSynthesizer, AClassThatSharedItsFilesSharesThemAndReadsSeeEveryEarlierWrite) {
-  trace::Trace s = synthesize_sharing(1.0, 6);
+  // 12 threads are 8 readers on the readers' pool of 6 files and 4 writers on the writers' 3, and
+  // every thread opens at least one file: by the pigeonhole principle two threads of a class open
+  // the same file whatever the random stream: the chance they share none is 0 (with 6 threads —
+  // 4 readers, 2 writers — it was not, and some streams gave every thread its own file).
+  trace::Trace s = synthesize_sharing(1.0, 12);
   const auto threads_of = threads_by_synthetic_path(s);
   size_t shared = 0;
   for (const auto& [path, tids] : threads_of) {
