@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "characterize/sampling_bounds.h"
 #include "characterize/workload_characterizer.h"
 #include "common/error.h"
 
@@ -19,8 +20,6 @@ constexpr double kReuseTolerance = 0.10;     // absolute
 constexpr double kRatioTolerance = 0.15;     // relative: transfers per open, read/write bytes
 constexpr double kKsTolerance = 0.10;        // sizes, think times, durations
 constexpr double kKsDerivedTolerance = 0.20; // inter-arrival (think + duration) and file extents
-constexpr double kKsCritical005 = 1.358;
-constexpr double kZ975 = 1.96;               // two-sided 95 % normal quantile
 
 constexpr std::array<OpCategory, 7> kSynthesized = {OpCategory::kRead,  OpCategory::kWrite, OpCategory::kOpen,
                                                    OpCategory::kClose, OpCategory::kMeta,  OpCategory::kSync,
@@ -29,6 +28,12 @@ constexpr std::array<OpCategory, 7> kSynthesized = {OpCategory::kRead,  OpCatego
 // How many calls of `c`'s mix share `share` the class made (its threads times their mean calls).
 double class_calls(const ClassModel& c, double share) {
   return share * c.calls_per_thread.mean * static_cast<double>(c.threads);
+}
+// Transfers (reads and writes that moved data) of the class: the trials of its sequential fraction.
+double class_transfers(const ClassModel& c) { return static_cast<double>(c.read_size.count + c.write_size.count); }
+// Read and write calls of the class (0-byte reads included): the events of its transfers per open.
+double class_transfer_calls(const ClassModel& c) {
+  return class_calls(c, c.mix[static_cast<size_t>(OpCategory::kRead)] + c.mix[static_cast<size_t>(OpCategory::kWrite)]);
 }
 // Sessions of the class: its successful opens.
 double class_sessions(const ClassModel& c) {
@@ -55,20 +60,20 @@ class Checker {
           const EmpiricalDistribution& s, double tol) {
     if (m.empty() && s.empty()) return;
     double d = ks_distance(m, s);
-    // Small samples: never tighter than the two-sample KS critical value at alpha = 0.05
-    // (1.358 * sqrt((n + m) / (n m))), below which a difference is not even detectable.
+    // Small samples: never tighter than the two-sample KS critical value at alpha = 0.05, below
+    // which a difference is not even detectable (sampling_bounds.h, as the two below).
     double n = static_cast<double>(m.count), k = static_cast<double>(s.count);
-    if (n > 0 && k > 0) tol = std::max(tol, kKsCritical005 * std::sqrt((n + k) / (n * k)));
+    tol = std::max(tol, ks_critical_distance(n, k));
     r_.checks.push_back({scope, f, "ks", n, k, d, tol, d <= tol});
   }
-  // A share of n (model) and k (synthetic) trials: never tighter than the two-proportion 95 %
-  // sampling bound 1.96 * sqrt(p (1 - p) (1/n + 1/k)), p pooled, for the same reason as KS.
+  // A share of n (model) and k (synthetic) trials: never tighter than the two-proportion bound.
   void proportion(const std::string& scope, const std::string& f, double m, double s, double n, double k, double tol) {
-    if (n >= 1 && k >= 1) {
-      double p = (m * n + s * k) / (n + k);
-      tol = std::max(tol, kZ975 * std::sqrt(p * (1 - p) * (1 / n + 1 / k)));
-    }
-    absolute(scope, f, m, s, tol);
+    absolute(scope, f, m, s, std::max(tol, two_proportion_bound(m, n, s, k)));
+  }
+  // Events per unit counted tm (model) and ts (synthetic) times: never tighter than the
+  // ratio-of-counts bound.
+  void count_ratio(const std::string& scope, const std::string& f, double m, double s, double tm, double ts, double tol) {
+    relative(scope, f, m, s, std::max(tol, count_ratio_bound(tm, ts)));
   }
 
  private:
@@ -138,9 +143,12 @@ ValidationReport validate_synthetic(const WorkloadModel& model, const trace::Tra
     check.ks(c.name, "duration_ns", c.duration_ns, s.duration_ns, kKsTolerance);
     check.ks(c.name, "interarrival_ns", c.interarrival_ns, s.interarrival_ns, kKsDerivedTolerance);
     check.ks(c.name, "file_size", c.file_size, s.file_size, kKsDerivedTolerance);
-    check.absolute(c.name, "sequential_fraction", c.sequential_fraction, s.sequential_fraction, kFractionTolerance);
-    check.absolute(c.name, "reuse_fraction", c.reuse_fraction, s.reuse_fraction, kReuseTolerance);
-    check.relative(c.name, "transfers_per_open", c.transfers_per_open, s.transfers_per_open, kRatioTolerance);
+    check.proportion(c.name, "sequential_fraction", c.sequential_fraction, s.sequential_fraction, class_transfers(c),
+                     class_transfers(s), kFractionTolerance);
+    check.proportion(c.name, "reuse_fraction", c.reuse_fraction, s.reuse_fraction, class_sessions(c), class_sessions(s),
+                     kReuseTolerance);
+    check.count_ratio(c.name, "transfers_per_open", c.transfers_per_open, s.transfers_per_open, class_transfer_calls(c),
+                      class_transfer_calls(s), kRatioTolerance);
     check.absolute(c.name, "syncs_per_write", c.syncs_per_write, s.syncs_per_write, kFractionTolerance);
     check.proportion(c.name, "create_fraction", c.create_fraction, s.create_fraction, class_sessions(c),
                      class_sessions(s), kFractionTolerance);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 
 namespace rastro::characterize {
 namespace {
@@ -66,6 +67,7 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   uint64_t sessions = 0, eof_sessions = 0, zero_read_sessions = 0, eof_reads = 0, eof_transfers = 0, eof_sequential = 0;
   uint64_t eof_later = 0;
   std::map<uint32_t, uint64_t> file_refs;
+  std::map<uint32_t, std::pair<uint64_t, uint64_t>> whole_read_of;  // file -> (whole reads, size)
   for (size_t i : members) {
     const ThreadFeatures& t = w.threads[i];
     for (size_t k = 0; k < kOpCategories; ++k) counts[k] += t.counts[k];
@@ -82,6 +84,11 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
     append(append_requests, t.append_write_requests);
     append(plain_requests, t.plain_write_requests);
     whole_reads += t.whole_read_sessions;
+    for (const auto& [file, size] : t.whole_reads) {
+      auto& [n, largest] = whole_read_of[file];
+      ++n;
+      largest = std::max(largest, size);
+    }
     create_sessions += t.create_sessions;
     recreations += t.recreations;
     same_size_recreations += t.same_size_recreations;
@@ -121,6 +128,13 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   }
   c.mix = normalised(counts);
   c.read_size = summarize(read_sizes);
+  {  // the reads without the whole reads: each whole read moved its file's size
+    std::multiset<double> pieces(read_sizes.begin(), read_sizes.end());
+    for (size_t i : members)
+      for (const auto& [file, size] : w.threads[i].whole_reads)
+        if (auto it = pieces.find(static_cast<double>(size)); it != pieces.end()) pieces.erase(it);
+    c.piece_read_size = pieces.empty() ? c.read_size : summarize(std::vector<double>(pieces.begin(), pieces.end()));
+  }
   c.write_size = summarize(write_sizes);
   c.read_request = summarize(read_requests);
   c.partial_session_length = summarize(partial_lengths);
@@ -188,7 +202,7 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   c.syncs_per_write = writes > 0 ? counts[at(OpCategory::kSync)] / writes : 0.0;
   c.files = file_refs.size();
   std::vector<double> sizes, incarnation_sizes, base_sizes;
-  std::vector<double> refs;
+  std::vector<std::pair<double, uint32_t>> refs;  // (opens, file)
   double total_refs = 0;
   uint64_t shared = 0;
   for (const auto& [file, n] : file_refs) {
@@ -196,15 +210,24 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
     sizes.push_back(static_cast<double>(w.files[file].extent));
     for (uint64_t e : w.files[file].incarnation_extents) incarnation_sizes.push_back(static_cast<double>(e));
     for (uint64_t b : w.files[file].incarnation_bases) base_sizes.push_back(static_cast<double>(b));
-    refs.push_back(static_cast<double>(n));
+    refs.emplace_back(static_cast<double>(n), file);
     total_refs += static_cast<double>(n);
   }
   c.shared_file_fraction = c.files ? static_cast<double>(shared) / static_cast<double>(c.files) : 0.0;
   c.file_size = summarize(sizes);
   c.incarnation_size = summarize(incarnation_sizes);
   c.base_size = summarize(base_sizes);
-  std::sort(refs.begin(), refs.end(), std::greater<>());
-  for (double r : refs) c.popularity.push_back(total_refs > 0 ? r / total_refs : 0.0);
+  // Most opened first (equally opened ones in file order), each rank with its file's whole reads
+  // when nothing wrote it in the trace (a file written there is sized by its writes).
+  std::stable_sort(refs.begin(), refs.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [r, file] : refs) {
+    c.popularity.push_back(total_refs > 0 ? r / total_refs : 0.0);
+    auto it = whole_read_of.find(file);
+    const bool read_only = w.files[file].writes == 0;
+    const double whole = it != whole_read_of.end() && read_only ? std::min(r, static_cast<double>(it->second.first)) : 0.0;
+    c.whole_read_share.push_back(total_refs > 0 ? whole / total_refs : 0.0);
+    c.whole_read_size.push_back(whole > 0 ? it->second.second : 0);
+  }
   return c;
 }
 

@@ -76,6 +76,7 @@ void commit_session(ThreadFeatures& t, const Session& s, const std::vector<uint6
   }
   const bool whole = s.reads == 1 && s.largest_request >= extent;
   t.whole_read_sessions += whole;
+  if (whole) t.whole_reads.emplace_back(s.file, extent);
   ++t.eof_sessions;
   t.zero_read_sessions += s.zero_read;
   t.eof_session_reads += s.reads;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "trace/model/trace.h"
@@ -60,6 +61,7 @@ struct ThreadFeatures {
   std::vector<double> partial_session_transfers;  // reads + writes of each other plain session
   // Plain sessions that read the file to its end with one read asking for all of it.
   uint64_t whole_read_sessions = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> whole_reads;  // (file index, its size) of each
   // Sessions that created or appended, with the writes each made and the sizes those asked for.
   uint64_t create_sessions = 0, append_sessions = 0;
   // Create sessions on a file an earlier (closed) create session made, and those writing as many

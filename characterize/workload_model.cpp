@@ -72,6 +72,7 @@ nlohmann::json class_json(const ClassModel& c) {
           {"file_size", to_json(c.file_size)},
           {"incarnation_size", to_json(c.incarnation_size)},
           {"base_size", to_json(c.base_size)},
+          {"piece_read_size", to_json(c.piece_read_size)},
           {"reuse_distance", to_json(c.reuse_distance)},
           {"sequential_fraction", c.sequential_fraction},
           {"reuse_fraction", c.reuse_fraction},
@@ -100,6 +101,8 @@ nlohmann::json class_json(const ClassModel& c) {
           {"files_per_thread", c.files_per_thread},
           {"shared_file_fraction", c.shared_file_fraction},
           {"popularity", c.popularity},
+          {"whole_read_share", c.whole_read_share},
+          {"whole_read_size", c.whole_read_size},
           {"centroid", c.centroid}};
 }
 
@@ -170,7 +173,8 @@ ClassModel class_from_json(const nlohmann::json& j, const std::string& where) {
   for (double p : c.new_file_curve)
     if (!(p >= 0.0 && p <= 1.0)) throw Error(fmt::format("{}: a new_file_curve value is outside [0, 1]", where));
   c.incarnation_size = optional_dist("incarnation_size", c.file_size);
-  c.base_size = optional_dist("base_size", c.incarnation_size);  // models made before it: appends not told apart
+  c.base_size = optional_dist("base_size", c.incarnation_size);
+  c.piece_read_size = optional_dist("piece_read_size", c.read_size);  // absent before version 2  // models made before it: appends not told apart
   c.create_session_writes = optional_dist("create_session_writes", {});
   c.append_session_writes = optional_dist("append_session_writes", {});
   c.create_write_request = optional_dist("create_write_request", c.write_request);
@@ -186,6 +190,14 @@ ClassModel class_from_json(const nlohmann::json& j, const std::string& where) {
   if (!(c.shared_file_fraction >= 0.0 && c.shared_file_fraction <= 1.0))
     throw Error(fmt::format("{}: shared_file_fraction is outside [0, 1]", where));
   c.popularity = j.at("popularity").get<std::vector<double>>();
+  c.whole_read_share = j.value("whole_read_share", std::vector<double>{});  // absent before version 2
+  c.whole_read_size = j.value("whole_read_size", std::vector<uint64_t>{});
+  if (c.whole_read_share.size() != c.whole_read_size.size() ||
+      (!c.whole_read_share.empty() && c.whole_read_share.size() != c.popularity.size()))
+    throw Error(fmt::format("{}: whole_read_share and whole_read_size must have one entry per popularity rank", where));
+  for (size_t r = 0; r < c.whole_read_share.size(); ++r)
+    if (!(c.whole_read_share[r] >= 0.0 && c.whole_read_share[r] <= c.popularity[r] + 1e-9))
+      throw Error(fmt::format("{}: whole_read_share[{}] is outside [0, popularity[{}]]", where, r, r));
   c.centroid = j.value("centroid", std::vector<double>{});
   if (!(c.share >= 0.0 && c.share <= 1.0)) throw Error(fmt::format("{}: share is outside [0, 1]", where));
   if (!(c.sequential_fraction >= 0.0 && c.sequential_fraction <= 1.0))
@@ -228,9 +240,10 @@ WorkloadModel model_from_json(const nlohmann::json& j, const std::string& path) 
     if (!j.is_object() || !j.contains("rastro_workload_model"))
       throw Error(fmt::format("{}: not a rastro workload model (no \"rastro_workload_model\" key)", path));
     m.version = j.at("rastro_workload_model").get<int>();
-    if (m.version != kModelVersion)
-      throw Error(fmt::format("{}: model version {} is not supported (this rastro reads {})", path, m.version,
-                              kModelVersion));
+    if (m.version < kOldestModelVersion || m.version > kModelVersion)
+      throw Error(fmt::format("{}: model version {} is not supported (this rastro reads {} to {})", path, m.version,
+                              kOldestModelVersion, kModelVersion));
+    m.version = kModelVersion;  // what it is once loaded (an older one lacks only later keys)
     m.source = j.value("source", "");
     m.threads = j.at("threads").get<uint64_t>();
     m.calls = j.at("calls").get<uint64_t>();

@@ -15,7 +15,9 @@
 
 namespace rastro::characterize {
 
-inline constexpr int kModelVersion = 1;
+// Version 2 added whole_read_share, whole_read_size and piece_read_size; version-1 models load without them.
+inline constexpr int kModelVersion = 2;
+inline constexpr int kOldestModelVersion = 1;
 inline constexpr size_t kNewFileCurveBins = 10;
 
 // What one class of threads does. Distributions pool every thread of the class.
@@ -95,6 +97,25 @@ struct ClassModel {
     return plain > 0 ? std::min(1.0, eof_session_fraction / plain) : 0.0;
   }
   std::vector<double> popularity;    // share of opens per file, most popular first
+  // Which files are read whole, by popularity rank (aligned with `popularity`; empty in version-1
+  // models): the share of the class's opens that were one read of all of that rank's file while
+  // nothing wrote it in the trace, and that file's size (0 when it has no such read). Whole reads
+  // land on those files as often, and as large, as traced — git read the 8-byte /dev/urandom
+  // whole 35 times and its ~2.8 KB files once each; drawn apart from the file, the whole reads
+  // fell on files of every size and moved twice the bytes.
+  std::vector<double> whole_read_share;
+  std::vector<uint64_t> whole_read_size;
+  // The bytes moved by the other reads (read_size without the whole reads): what a session
+  // reading in pieces reads (git's 8-byte whole reads are not its pieces; version 1: read_size).
+  EmpiricalDistribution piece_read_size;
+  // The share of whole-read sessions that read such a file (the others read a file as it is):
+  // their share of opens over the whole reads' (eof_session_fraction is of sessions, i.e. opens).
+  double whole_read_file_share() const {
+    double s = 0;
+    for (double x : whole_read_share) s += x;
+    const double whole = eof_session_fraction * whole_read_fraction;
+    return whole > 0 ? std::min(1.0, s / whole) : 0.0;
+  }
   std::vector<double> centroid;      // the class's centre in the clustering's feature space
 };
 

@@ -54,6 +54,16 @@ TEST(WorkloadModel, BadModelsNameTheFileAndKey) {
   nlohmann::json empty = good;
   empty["classes"] = nlohmann::json::array();
   EXPECT_NE(error_of(empty).find("non-empty"), std::string::npos);
+  nlohmann::json ranks = good;
+  ranks["classes"][0]["whole_read_size"].push_back(8);
+  EXPECT_NE(error_of(ranks).find("m.json: classes[0]: whole_read_share and whole_read_size"), std::string::npos)
+      << error_of(ranks);
+  nlohmann::json whole = good;
+  whole["classes"][0]["whole_read_share"][0] = 2.0;  // more than the rank's opens
+  EXPECT_NE(error_of(whole).find("whole_read_share[0]"), std::string::npos) << error_of(whole);
+  nlohmann::json old = good;
+  old["rastro_workload_model"] = 0;
+  EXPECT_NE(error_of(old).find("version 0 is not supported (this rastro reads 1 to 2)"), std::string::npos) << error_of(old);
   EXPECT_THROW(read_model("/nonexistent/model.json"), Error);
 }
 
