@@ -102,15 +102,17 @@ TEST_F(ReplayComparison, TheTimerBiasInTheReplayedHeaderCorrectsTheLatencyRatios
 }
 
 TEST_F(ReplayComparison, ADamagedTimerBiasIsAnErrorNamingTheFile) {
-  auto p = make_replay_pair(30);
-  p.replayed.header.settings["timer_bias"] = {{"median_ns", "soon"}};
-  const auto [o, r] = write(p);
-  try {
-    compare_replay(o, r);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr(r));
-    EXPECT_THAT(e.what(), HasSubstr("timer_bias"));
+  for (const nlohmann::json& bad : {nlohmann::json{{"median_ns", "soon"}}, TimerBias{-5, -6, 1, 2000}.to_json()}) {
+    auto p = make_replay_pair(30);
+    p.replayed.header.settings["timer_bias"] = bad;
+    const auto [o, r] = write(p);
+    try {
+      compare_replay(o, r);
+      ADD_FAILURE() << "no error for " << bad.dump();
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(r));
+      EXPECT_THAT(e.what(), HasSubstr("timer_bias"));
+    }
   }
 }
 

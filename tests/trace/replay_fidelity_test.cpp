@@ -170,6 +170,9 @@ TEST(ReplayFidelity, WithoutATimerBiasCorrectedEqualsRaw) {
   EXPECT_EQ(rep.total.replay_corrected_ns, rep.total.replay_ns);
   EXPECT_DOUBLE_EQ(rep.total.latency_ratio_median_corrected, rep.total.latency_ratio_median);
   EXPECT_NE(rep.to_text().find("timer bias: not measured"), std::string::npos) << rep.to_text();
+  const FidelityReport negative = accumulate(true, TimerBias{-100, -120, -80, 2000}).finish();  // damaged: none
+  EXPECT_EQ(negative.total.replay_corrected_ns, negative.total.replay_ns);
+  EXPECT_EQ(negative.timer_bias.samples, 0u);
 }
 
 TEST(ReplayFidelity, NotesFromTheReplayerFillWhatTheTracesDoNotSay) {

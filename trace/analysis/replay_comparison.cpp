@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -80,16 +81,18 @@ FidelityReport finish_with_summary(FidelityAccumulator& acc, uint64_t pairs, con
 // The replayer's timer bias as its trace's header (settings.timer_bias) or its summary
 // (fidelity.timer_bias) gives it; none from an older replayer.
 TimerBias timer_bias_of(const TraceHeader& h, const nlohmann::json& summary, const std::string& source) {
+  std::optional<TimerBias> b;
   try {
-    if (h.settings.is_object() && h.settings.contains("timer_bias"))
-      if (auto b = TimerBias::from_json(h.settings["timer_bias"])) return *b;
-    if (summary.is_object() && summary.contains("fidelity") && summary["fidelity"].is_object() &&
+    if (h.settings.is_object() && h.settings.contains("timer_bias")) b = TimerBias::from_json(h.settings["timer_bias"]);
+    if (!b && summary.is_object() && summary.contains("fidelity") && summary["fidelity"].is_object() &&
         summary["fidelity"].contains("timer_bias"))
-      if (auto b = TimerBias::from_json(summary["fidelity"]["timer_bias"])) return *b;
+      b = TimerBias::from_json(summary["fidelity"]["timer_bias"]);
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("{}: a damaged timer_bias: {}", source, e.what()));
   }
-  return {};
+  if (b && (b->median_ns < 0 || b->p10_ns < 0 || b->p90_ns < 0))
+    throw Error(fmt::format("{}: a damaged timer_bias: negative ({} ns)", source, b->median_ns));
+  return b.value_or(TimerBias{});
 }
 
 }  // namespace

@@ -132,8 +132,10 @@ struct ReplayerCallNote {
 class FidelityAccumulator {
  public:
   // `bias`: the replayer's timer bias, subtracted from each replayed duration for the corrected
-  // latency ratios.
-  explicit FidelityAccumulator(const TimerBias& bias = {}) : bias_(bias) {}
+  // latency ratios (a negative one, from a damaged input, counts as none).
+  explicit FidelityAccumulator(const TimerBias& bias = {}) : bias_(bias) {
+    if (bias_.median_ns < 0) bias_ = TimerBias{};
+  }
 
   // `original` is the traced call, `name` its syscall name (function_name()).
   void add(const Event& original, std::string_view name, const ReplayedCall& replayed);
