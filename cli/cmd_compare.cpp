@@ -52,7 +52,8 @@ void run(const Options& o) {
 cli::RegisterCommand reg{
     {"compare",
      "Fidelity of a replay: per call class and syscall, calls replayed / skipped (by reason) / mismatched, "
-     "replay/original latency ratio, the replayer's own delay per call (ovh.us: issue time - planned time), "
+     "replay/original latency ratio (raw, and -b: the replayed durations minus the replayer's timer bias from "
+     "REPLAYED's header), the replayer's own delay per call (ovh.us: issue time - planned time), "
      "span error (exit 3 below --min-replayed or above --max-span-error)",
      105, [](CLI::App& app) {
        auto o = std::make_shared<Options>();

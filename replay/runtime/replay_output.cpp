@@ -40,7 +40,7 @@ nlohmann::json ecdf_json(const std::vector<EcdfPoint>& v) {
 
 ReplaySummary summarize_replay(const PlanTrace& source, std::span<const uint32_t> event_of_request,
                                std::span<const RequestRecord> records, const ExecStats& stats,
-                               uint64_t dependency_waits, int64_t wall_ns) {
+                               uint64_t dependency_waits, int64_t wall_ns, const trace::TimerBias& timer_bias) {
   ReplaySummary s;
   s.requests = records.size();
   s.emulated = stats.emulated;
@@ -60,7 +60,7 @@ ReplaySummary summarize_replay(const PlanTrace& source, std::span<const uint32_t
   std::vector<int64_t> err;
   err.reserve(records.size());
   std::vector<int64_t> tb, te, rb, re;
-  trace::FidelityAccumulator fidelity;
+  trace::FidelityAccumulator fidelity(timer_bias);
   for (size_t i = 0; i < records.size(); ++i) {
     const RequestRecord& r = records[i];
     err.push_back(r.begin_ns - r.planned_ns);
@@ -115,6 +115,7 @@ nlohmann::json ReplaySummary::to_json() const {
   j["issue_error_max_ns"] = issue_error_max_ns;
   j["issue_error_mean_ns"] = issue_error_mean_ns;
   j["wall_ns"] = wall_ns;
+  j["timer_bias_ns"] = fidelity.timer_bias.median_ns;  // (its spread: fidelity.timer_bias)
   j["concurrency"] = {{"mean_trace", concurrency_mean_trace},
                       {"mean_replay", concurrency_mean_replay},
                       {"ecdf_trace", ecdf_json(concurrency_ecdf_trace)},

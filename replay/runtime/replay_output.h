@@ -58,16 +58,17 @@ struct ReplaySummary {
   double concurrency_mean_trace = 0, concurrency_mean_replay = 0;
   std::vector<EcdfPoint> concurrency_ecdf_trace, concurrency_ecdf_replay;
   std::vector<std::string> warnings;
-  trace::FidelityReport fidelity;  // per class and syscall; its timing is `timing` above
+  trace::FidelityReport fidelity;  // per class and syscall, with the timer bias; its timing is `timing` above
 
   nlohmann::json to_json() const;
   std::string to_text() const;
 };
 
-// `event_of_request[i]` is the source event of records[i].
+// `event_of_request[i]` is the source event of records[i]; `timer_bias` (timer_bias.h): what the
+// fidelity report's corrected latency ratios subtract.
 ReplaySummary summarize_replay(const PlanTrace& source, std::span<const uint32_t> event_of_request,
                                std::span<const RequestRecord> records, const ExecStats& stats,
-                               uint64_t dependency_waits, int64_t wall_ns);
+                               uint64_t dependency_waits, int64_t wall_ns, const trace::TimerBias& timer_bias = {});
 
 // Appends one event per record (in record order) to `sink`: the source event's pid/tid, call and
 // arguments (strings re-interned), replay begin/end and rvalue, planned_ns, expected_rvalue = the

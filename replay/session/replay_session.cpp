@@ -13,6 +13,7 @@
 #include "replay/plan/plan_names.h"
 #include "common/drop_caches.h"
 #include "replay/runtime/fs_init.h"
+#include "replay/runtime/timer_bias.h"
 #include "replay/session/root_guard.h"
 
 namespace rastro::replay {
@@ -45,6 +46,8 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
 
   UringReplay uring(plan, o.uring);  // (throws for --uring=ring without a ring)
   if (!uring.warning().empty()) warnings.push_back(uring.warning());
+  // Measured here, right before the calls, on the machine as loaded as the replay finds it.
+  const trace::TimerBias bias = measure_timer_bias();
   EngineOptions eo;
   eo.timing = o.timing;
   eo.realtime = o.realtime;
@@ -61,7 +64,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   for (auto& w : res.warnings) warnings.push_back("--rt: " + w);
 
   auto events = request_events(plan);
-  ReplaySummary s = summarize_replay(plan.trace, events, res.records, res.stats, res.dependency_waits, res.wall_ns);
+  ReplaySummary s = summarize_replay(plan.trace, events, res.records, res.stats, res.dependency_waits, res.wall_ns, bias);
   s.engine = o.engine_name;
   s.ordering = std::string(ordering_name(plan.ordering));
   s.timing = timing_name(o.timing);
@@ -74,7 +77,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
                 {"timing", s.timing},        {"root", o.root},
                 {"init", o.init},            {"drop_caches", o.drop_caches},
                 {"realtime", o.realtime},    {"init_report", init_json},
-                {"uring", uring_json}};
+                {"uring", uring_json},       {"timer_bias", bias.to_json()}};
   h.command = plan.trace.header.command;
   h.host = plan.trace.header.host;
   ClockAnchor a = take_clock_anchor();

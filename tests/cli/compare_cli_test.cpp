@@ -110,10 +110,34 @@ TEST_F(CompareCli, ReplayAndComparePrintTheTablePerClass) {
   EXPECT_NE(replay_.out.find("(think timing)"), std::string::npos) << replay_.out;
   const auto run = rastro("compare " + trace() + " " + replayed());
   ASSERT_EQ(run.status, 0) << run.err;
-  for (const char* want : {"fidelity: ", "class", "open/close", "data", "total", "faithful%"})
+  for (const char* want : {"fidelity: ", "class", "open/close", "data", "total", "faithful%", "lat.med-b"})
     EXPECT_NE(run.out.find(want), std::string::npos) << want << " in\n" << run.out;
   const auto by_call = rastro("compare --by-call " + trace() + " " + replayed());
   EXPECT_NE(by_call.out.find("openat"), std::string::npos) << by_call.out;
+}
+
+// The replayer measured its timer bias (a null syscall between its clock reads) and stored it in its
+// summary and its trace's header; compare takes it from the header and gives the same corrected
+// latencies as the replayer's own report.
+TEST_F(CompareCli, TheTimerBiasIsMeasuredStoredAndUsedByCompare) {
+  const auto s = nlohmann::json::parse(slurp(summary()));
+  const auto& bias = s["fidelity"]["timer_bias"];
+  EXPECT_GT(s["timer_bias_ns"].get<int64_t>(), 0);
+  EXPECT_LT(s["timer_bias_ns"].get<int64_t>(), 50'000);
+  EXPECT_EQ(bias["median_ns"], s["timer_bias_ns"]);
+  EXPECT_EQ(bias["samples"], 2000);
+  EXPECT_EQ(rastro::trace::read_trace(replayed()).header.settings["timer_bias"], bias);
+  const auto run = rastro("compare --json " + trace() + " " + replayed());
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["timer_bias"], bias);
+  const auto& t = j["total"];
+  EXPECT_EQ(t["replay_corrected_ns"], s["fidelity"]["total"]["replay_corrected_ns"]);
+  EXPECT_LT(t["replay_corrected_ns"].get<int64_t>(), t["replay_ns"].get<int64_t>());
+  EXPECT_LE(t["latency_ratio_median_corrected"].get<double>(), t["latency_ratio_median"].get<double>());
+  const auto text = rastro("compare " + trace() + " " + replayed());
+  EXPECT_NE(text.out.find("timer bias: " + std::to_string(bias["median_ns"].get<int64_t>()) + " ns"), std::string::npos)
+      << text.out;
 }
 
 TEST_F(CompareCli, ThresholdsSetTheExitStatus) {

@@ -84,6 +84,28 @@ TEST(ReplayOutput, SummaryCarriesTheFidelityReportPerClass) {
   EXPECT_NE(text.find("(think timing)"), std::string::npos) << text;
 }
 
+// The same first call with a timer bias of 40 ns: its corrected duration 200 - 40 = 160 over the
+// traced 100: 1.6, raw 2.0; the summary and its JSON carry the bias.
+TEST(ReplayOutput, SummaryCorrectsTheLatencyForTheTimerBias) {
+  TraceBuilder b;
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDONLY, 0}, 3, {"/f"}, 1000, 100);
+  const trace::Trace t = b.take();
+  const std::vector<uint32_t> events = {0};
+  const std::vector<RequestRecord> rec = {{4900, 5000, 5200, 3, 0, SkipReason::kNone, false}};
+  ExecStats stats;
+  stats.executed = 1;
+  const ReplaySummary s = summarize_replay(t, events, rec, stats, 0, 200, trace::TimerBias{40, 30, 90, 2000});
+  EXPECT_DOUBLE_EQ(s.fidelity.total.latency_ratio_sum(), 2.0);
+  EXPECT_DOUBLE_EQ(s.fidelity.total.latency_ratio_sum_corrected(), 1.6);
+  EXPECT_DOUBLE_EQ(s.fidelity.total.latency_ratio_median_corrected, 1.6);
+  const nlohmann::json j = s.to_json();
+  EXPECT_EQ(j["timer_bias_ns"], 40);
+  EXPECT_EQ(j["fidelity"]["timer_bias"]["p10_ns"], 30);
+  EXPECT_EQ(j["fidelity"]["timer_bias"]["p90_ns"], 90);
+  EXPECT_DOUBLE_EQ(j["fidelity"]["by_class"][0]["latency_ratio_median_corrected"].get<double>(), 1.6);
+  EXPECT_NE(s.to_text().find("timer bias: 40 ns (p10 30, p90 90; 2000 null syscalls)"), std::string::npos) << s.to_text();
+}
+
 TEST(ReplayOutput, IssueRequestRecordsTheSkipReasonAndEmulation) {
   TraceBuilder b;
   b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY, 0644}, 3, {"/f"});

@@ -81,6 +81,41 @@ TEST_F(ReplayComparison, ReplayerOverheadIsTheIssueDelayOfTheTimedCalls) {
   EXPECT_EQ(rep.to_json()["total"]["overhead_mean_ns"], 300.0);
 }
 
+// The replayer's timer bias in the replayed trace's header gives the corrected latency ratios.
+// Timed: the 23 calls neither skipped (i % 7 == 0) nor mismatched (11, 22); original durations
+// 50 (i % 3 == 0: 8 calls), 550 (7), 1050 (8), summed 12650; replayed 2x, minus the bias of 50:
+// 2 x 12650 - 23 x 50 = 24150, ratio 24150 / 12650; per call 50/50 = 1 (x8), 1050/550 (x7),
+// 2050/1050 (x8): the 12th of 23 is 1050/550.
+TEST_F(ReplayComparison, TheTimerBiasInTheReplayedHeaderCorrectsTheLatencyRatios) {
+  auto p = make_replay_pair(30);
+  p.replayed.header.settings["timer_bias"] = TimerBias{50, 40, 70, 2000}.to_json();
+  const auto [o, r] = write(p);
+  const FidelityReport rep = compare_replay(o, r);
+  EXPECT_EQ(rep.timer_bias.median_ns, 50);
+  EXPECT_EQ(rep.timer_bias.p90_ns, 70);
+  EXPECT_EQ(rep.total.timed, 23u);
+  EXPECT_EQ(rep.total.original_ns, 12650);
+  EXPECT_EQ(rep.total.replay_corrected_ns, 24150);
+  EXPECT_DOUBLE_EQ(rep.total.latency_ratio_sum_corrected(), 24150.0 / 12650.0);
+  EXPECT_NEAR(rep.total.latency_ratio_median_corrected, 1050.0 / 550.0, 1e-6);
+  EXPECT_DOUBLE_EQ(rep.total.latency_ratio_median, 2.0);  // the raw one unchanged
+}
+
+TEST_F(ReplayComparison, ADamagedTimerBiasIsAnErrorNamingTheFile) {
+  for (const nlohmann::json& bad : {nlohmann::json{{"median_ns", "soon"}}, TimerBias{-5, -6, 1, 2000}.to_json()}) {
+    auto p = make_replay_pair(30);
+    p.replayed.header.settings["timer_bias"] = bad;
+    const auto [o, r] = write(p);
+    try {
+      compare_replay(o, r);
+      ADD_FAILURE() << "no error for " << bad.dump();
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(r));
+      EXPECT_THAT(e.what(), HasSubstr("timer_bias"));
+    }
+  }
+}
+
 TEST_F(ReplayComparison, ReasonsFromTheSummaryInTheReplayedHeader) {
   auto p = make_replay_pair(30);
   p.replayed.header.extra["replay_summary"] = summary(30, 3);

@@ -17,6 +17,11 @@
 // 10000..12400 = 2400: +20 %. Replayed 7 (0,1,2,3,5,6,8), skipped 3, mismatched 1, emulated 1:
 // faithful 6/10 = 60 %. Timed 0,1,2,3,8: original 1600, replay 2250, ratio of sums 1.40625;
 // ratios 0.5 1.0 1.5 2.5 3.0, median 1.5.
+//
+// With a timer bias of 150 ns, the corrected replayed durations of the timed calls are 300-150 =
+// 150, 100-150 -> 0 (floored), 400-150 = 250, 250-150 = 100, 1200-150 = 1050: summed 1550 / 1600 =
+// 0.96875; ratios 1.5 0 0.625 1.0 1.3125, median 1.0. Data (reads 1-3): 350 / 700 = 0.5, ratios
+// 0 0.625 1.0, median 0.625; sync: 1050 / 800 = 1.3125; open/close: 1.5.
 #include "trace/analysis/replay_fidelity.h"
 
 #include <sys/syscall.h>
@@ -58,8 +63,8 @@ std::vector<Pair> pairs() {
 }
 
 // With what the replayer knows (`informed`), or as a replayed trace alone shows it.
-FidelityAccumulator accumulate(bool informed) {
-  FidelityAccumulator acc;
+FidelityAccumulator accumulate(bool informed, const TimerBias& bias = {}) {
+  FidelityAccumulator acc(bias);
   for (const Pair& p : pairs()) {
     Event e;
     e.pid = 1;
@@ -144,6 +149,32 @@ TEST(ReplayFidelity, HandComputedReport) {
   EXPECT_EQ(row(rep.by_class, "other").skipped_by_reason.at("reason_unknown"), 1u);
 }
 
+TEST(ReplayFidelity, CorrectedRatiosSubtractTheTimerBiasFlooredAtZero) {
+  const FidelityReport rep = accumulate(true, TimerBias{150, 120, 400, 2000}).finish();
+  expect_totals(rep);  // the raw figures do not move
+  EXPECT_EQ(rep.timer_bias.median_ns, 150);
+  EXPECT_EQ(rep.total.replay_corrected_ns, 1550);
+  EXPECT_DOUBLE_EQ(rep.total.latency_ratio_sum_corrected(), 0.96875);
+  EXPECT_DOUBLE_EQ(rep.total.latency_ratio_median_corrected, 1.0);
+  const FidelityRow& data = row(rep.by_class, "data");
+  EXPECT_DOUBLE_EQ(data.latency_ratio_sum_corrected(), 0.5);
+  EXPECT_DOUBLE_EQ(data.latency_ratio_median_corrected, 0.625);
+  EXPECT_DOUBLE_EQ(row(rep.by_call, "read").latency_ratio_median_corrected, 0.625);
+  EXPECT_DOUBLE_EQ(row(rep.by_class, "sync").latency_ratio_sum_corrected(), 1.3125);
+  EXPECT_DOUBLE_EQ(row(rep.by_class, "open/close").latency_ratio_median_corrected, 1.5);
+}
+
+TEST(ReplayFidelity, WithoutATimerBiasCorrectedEqualsRaw) {
+  const FidelityReport rep = accumulate(true).finish();
+  EXPECT_EQ(rep.timer_bias.samples, 0u);
+  EXPECT_EQ(rep.total.replay_corrected_ns, rep.total.replay_ns);
+  EXPECT_DOUBLE_EQ(rep.total.latency_ratio_median_corrected, rep.total.latency_ratio_median);
+  EXPECT_NE(rep.to_text().find("timer bias: not measured"), std::string::npos) << rep.to_text();
+  const FidelityReport negative = accumulate(true, TimerBias{-100, -120, -80, 2000}).finish();  // damaged: none
+  EXPECT_EQ(negative.total.replay_corrected_ns, negative.total.replay_ns);
+  EXPECT_EQ(negative.timer_bias.samples, 0u);
+}
+
 TEST(ReplayFidelity, NotesFromTheReplayerFillWhatTheTracesDoNotSay) {
   FidelityAccumulator acc = accumulate(false);
   std::map<std::string, ReplayerCallNote, std::less<>> notes;
@@ -179,8 +210,18 @@ TEST(ReplayFidelity, JsonAndText) {
   EXPECT_EQ(j["by_class"][0]["key"], "data");
   EXPECT_EQ(j["by_call"][0]["class"], "data");
   EXPECT_EQ(j["by_call"][0]["skipped_by_reason"]["unfinished"], 1);
+  EXPECT_EQ(j["timer_bias_ns"], 0);
+  EXPECT_TRUE(j["total"].contains("latency_ratio_sum_corrected"));
+  EXPECT_TRUE(j["total"].contains("latency_ratio_median_corrected"));
+  const nlohmann::json jb = accumulate(true, TimerBias{150, 120, 400, 2000}).finish().to_json();
+  EXPECT_EQ(jb["timer_bias_ns"], 150);
+  EXPECT_EQ(jb["timer_bias"]["p90_ns"], 400);
+  EXPECT_EQ(jb["timer_bias"]["samples"], 2000);
+  EXPECT_DOUBLE_EQ(jb["total"]["latency_ratio_sum_corrected"].get<double>(), 0.96875);
+  EXPECT_DOUBLE_EQ(jb["by_class"][0]["latency_ratio_median_corrected"].get<double>(), 0.625);  // data
+  EXPECT_EQ(TimerBias::from_json(jb["timer_bias"])->p10_ns, 120);
   const std::string text = rep.to_text(true);
-  for (const char* want : {"+20.0 %", "(think timing)", "fd_of_refused_path 1", "reason unknown 1", "frobnicate", "60.00"})
+  for (const char* want : {"lat.sum-b", "lat.med-b", "+20.0 %", "(think timing)", "fd_of_refused_path 1", "reason unknown 1", "frobnicate", "60.00"})
     EXPECT_NE(text.find(want), std::string::npos) << want << " in\n" << text;
   EXPECT_EQ(rep.to_text(false).find("frobnicate"), std::string::npos);  // per syscall only when asked
 }

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -77,14 +78,38 @@ FidelityReport finish_with_summary(FidelityAccumulator& acc, uint64_t pairs, con
   }
 }
 
+// The replayer's timer bias as its trace's header (settings.timer_bias) or its summary
+// (fidelity.timer_bias) gives it; none from an older replayer.
+TimerBias timer_bias_of(const TraceHeader& h, const nlohmann::json& summary, const std::string& source) {
+  std::optional<TimerBias> b;
+  try {
+    if (h.settings.is_object() && h.settings.contains("timer_bias")) b = TimerBias::from_json(h.settings["timer_bias"]);
+    if (!b && summary.is_object() && summary.contains("fidelity") && summary["fidelity"].is_object() &&
+        summary["fidelity"].contains("timer_bias"))
+      b = TimerBias::from_json(summary["fidelity"]["timer_bias"]);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: a damaged timer_bias: {}", source, e.what()));
+  }
+  if (b && (b->median_ns < 0 || b->p10_ns < 0 || b->p90_ns < 0))
+    throw Error(fmt::format("{}: a damaged timer_bias: negative ({} ns)", source, b->median_ns));
+  return b.value_or(TimerBias{});
+}
+
 }  // namespace
 
 FidelityReport compare_replay(const std::string& original, const std::string& replayed,
                               const std::string& summary_path) {
   auto o = open_trace_reader(original);
   auto r = open_trace_reader(replayed);
-  FidelityAccumulator acc;
   const TraceHeader& h = r->header();
+  const bool given = !summary_path.empty();
+  nlohmann::json summary;
+  if (given) {
+    summary = read_summary_file(summary_path);
+  } else if (h.extra.is_object() && h.extra.contains("replay_summary")) {
+    summary = h.extra["replay_summary"];
+  }
+  FidelityAccumulator acc(timer_bias_of(h, summary, replayed));
   // A replayer that stores its summary in the header also flags each emulated call (kEventEmulated).
   const bool flags_emulation = h.extra.is_object() && h.extra.contains("replay_summary");
   const uint64_t pairs = pair_replay({o.get(), original}, {r.get(), replayed},
@@ -94,13 +119,6 @@ FidelityReport compare_replay(const std::string& original, const std::string& re
                                                                                     : Emulation::kUnknown;
                                        acc.add(oe, function_name(oe, os), ReplayedCall{re.begin_ns, re.end_ns, re.flags, {}, em, re.planned_ns});
                                      });
-  const bool given = !summary_path.empty();
-  nlohmann::json summary;
-  if (given) {
-    summary = read_summary_file(summary_path);
-  } else if (h.extra.is_object() && h.extra.contains("replay_summary")) {
-    summary = h.extra["replay_summary"];
-  }
   FidelityReport report =
       finish_with_summary(acc, pairs, summary, given ? summary_path : replayed + " (its header's summary)", given);
   if (h.settings.contains("timing") && h.settings["timing"].is_string()) {

@@ -6,7 +6,8 @@
 // `--summary-json` file), else the one the replayer stored in the replayed trace's header
 // (extra.replay_summary). Its per-syscall rows are used where their counts agree with the traces;
 // a summary from before the fidelity report gives the skip reasons of the total only; without one,
-// skipped calls are "reason_unknown".
+// skipped calls are "reason_unknown". The replayer's timer bias, for the corrected latency ratios,
+// comes from the replayed trace's header (settings.timer_bias), else from that summary.
 #pragma once
 
 #include <string>

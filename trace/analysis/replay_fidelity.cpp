@@ -36,6 +36,7 @@ void add_counts(FidelityRow& into, const FidelityRow& from) {
   into.timed += from.timed;
   into.original_ns = plus(into.original_ns, from.original_ns);
   into.replay_ns = plus(into.replay_ns, from.replay_ns);
+  into.replay_corrected_ns = plus(into.replay_corrected_ns, from.replay_corrected_ns);
   into.overhead_calls += from.overhead_calls;
   into.overhead_ns = plus(into.overhead_ns, from.overhead_ns);
 }
@@ -46,6 +47,11 @@ size_t class_rank(std::string_view cls) {
 }
 
 double median_ratio(const QuantileSketch& s) { return s.count() ? s.quantile(0.5) / kPpm : 0; }
+
+int64_t ratio_ppm(int64_t replay_ns, int64_t original_ns) {
+  const double ppm = kPpm * static_cast<double>(replay_ns) / static_cast<double>(original_ns);
+  return static_cast<int64_t>(std::llround(std::min(ppm, kMaxRatioPpm)));
+}
 
 std::string ratio_cell(const FidelityRow& r, double v) { return r.timed ? fmt::format("{:.2f}", v) : "-"; }
 
@@ -72,6 +78,10 @@ double FidelityRow::latency_ratio_sum() const {
   return original_ns > 0 ? static_cast<double>(replay_ns) / static_cast<double>(original_ns) : 0;
 }
 
+double FidelityRow::latency_ratio_sum_corrected() const {
+  return original_ns > 0 ? static_cast<double>(replay_corrected_ns) / static_cast<double>(original_ns) : 0;
+}
+
 double FidelityRow::overhead_mean_ns() const {
   return overhead_calls ? static_cast<double>(overhead_ns) / static_cast<double>(overhead_calls) : 0;
 }
@@ -90,10 +100,27 @@ nlohmann::json FidelityRow::to_json() const {
                       {"replay_ns", replay_ns},
                       {"latency_ratio_sum", latency_ratio_sum()},
                       {"latency_ratio_median", latency_ratio_median},
+                      {"replay_corrected_ns", replay_corrected_ns},
+                      {"latency_ratio_sum_corrected", latency_ratio_sum_corrected()},
+                      {"latency_ratio_median_corrected", latency_ratio_median_corrected},
                       {"overhead_calls", overhead_calls},
                       {"overhead_mean_ns", overhead_mean_ns()}};
   if (!call_class.empty()) j["class"] = call_class;
   return j;
+}
+
+nlohmann::json TimerBias::to_json() const {
+  return {{"median_ns", median_ns}, {"p10_ns", p10_ns}, {"p90_ns", p90_ns}, {"samples", samples}};
+}
+
+std::optional<TimerBias> TimerBias::from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return std::nullopt;
+  TimerBias b;
+  b.median_ns = j.at("median_ns").get<int64_t>();
+  b.p10_ns = j.at("p10_ns").get<int64_t>();
+  b.p90_ns = j.at("p90_ns").get<int64_t>();
+  b.samples = j.at("samples").get<uint64_t>();
+  return b;
 }
 
 double FidelityReport::span_error_pct() const {
@@ -110,6 +137,8 @@ nlohmann::json FidelityReport::to_json() const {
           {"original_span_ns", original_span_ns},
           {"replay_span_ns", replay_span_ns},
           {"span_error_pct", span_error_pct()},
+          {"timer_bias_ns", timer_bias.median_ns},
+          {"timer_bias", timer_bias.to_json()},
           {"total", total.to_json()},
           {"by_class", classes},
           {"by_call", calls},
@@ -125,14 +154,23 @@ std::string FidelityReport::to_text(bool with_calls) const {
   o += fmt::format("  span: original {:.3f} ms, replay {:.3f} ms, error {:+.1f} %{}\n",
                    static_cast<double>(original_span_ns) / 1e6, static_cast<double>(replay_span_ns) / 1e6,
                    span_error_pct(), timing.empty() ? "" : fmt::format(" ({} timing)", timing));
+  if (timer_bias.samples)
+    o += fmt::format("  timer bias: {} ns (p10 {}, p90 {}; {} null syscalls); lat.*-b: replayed durations minus it, "
+                     "floored at 0\n",
+                     timer_bias.median_ns, timer_bias.p10_ns, timer_bias.p90_ns, timer_bias.samples);
+  else
+    o += "  timer bias: not measured; lat.*-b = lat.*\n";
   auto row = [&o](const FidelityRow& r, std::string_view indent) {
-    o += fmt::format("  {}{:<{}} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9.2f} {:>8} {:>8} {:>8}\n", indent, r.key,
-                     16 - indent.size(), r.calls, r.replayed, r.emulated, r.skipped, r.mismatched, r.faithful_pct(),
-                     ratio_cell(r, r.latency_ratio_sum()), ratio_cell(r, r.latency_ratio_median), overhead_cell(r));
+    o += fmt::format("  {}{:<{}} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9.2f} {:>8} {:>8} {:>9} {:>9} {:>8}\n", indent,
+                     r.key, 16 - indent.size(), r.calls, r.replayed, r.emulated, r.skipped, r.mismatched,
+                     r.faithful_pct(), ratio_cell(r, r.latency_ratio_sum()), ratio_cell(r, r.latency_ratio_median),
+                     ratio_cell(r, r.latency_ratio_sum_corrected()), ratio_cell(r, r.latency_ratio_median_corrected),
+                     overhead_cell(r));
     if (r.skipped) o += fmt::format("  {}  skipped: {}\n", indent, reasons_text(r));
   };
-  o += fmt::format("  {:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>8}\n", "class", "calls", "replayed",
-                   "emulated", "skipped", "mismatch", "faithful%", "lat.sum", "lat.med", "ovh.us");
+  o += fmt::format("  {:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>9} {:>9} {:>8}\n", "class", "calls",
+                   "replayed", "emulated", "skipped", "mismatch", "faithful%", "lat.sum", "lat.med", "lat.sum-b",
+                   "lat.med-b", "ovh.us");
   for (const auto& c : by_class) {
     row(c, "");
     if (!with_calls) continue;
@@ -172,8 +210,10 @@ void FidelityAccumulator::add(const Event& original, std::string_view name, cons
         ++r.timed;
         r.original_ns = plus(r.original_ns, original_ns);
         r.replay_ns = plus(r.replay_ns, replay_ns);
-        const double ppm = kPpm * static_cast<double>(replay_ns) / static_cast<double>(original_ns);
-        t.ratio_ppm.add(static_cast<int64_t>(std::llround(std::min(ppm, kMaxRatioPpm))));
+        const int64_t corrected_ns = std::max<int64_t>(0, replay_ns - bias_.median_ns);
+        r.replay_corrected_ns = plus(r.replay_corrected_ns, corrected_ns);
+        t.ratio_ppm.add(ratio_ppm(replay_ns, original_ns));
+        t.corrected_ratio_ppm.add(ratio_ppm(corrected_ns, original_ns));
         if (const int64_t overhead = elapsed(replayed.planned_ns, replayed.begin_ns);
             replayed.planned_ns > 0 && overhead >= 0) {
           ++r.overhead_calls;
@@ -208,10 +248,11 @@ std::vector<std::string> FidelityAccumulator::apply_notes(
     if (explained == r.skipped) r.skipped_by_reason = n.skipped_by_reason;
     if (r.replayed > 0 && r.emulated == r.replayed) {  // all emulated: no kernel latency to compare
       r.timed = 0;
-      r.original_ns = r.replay_ns = 0;
+      r.original_ns = r.replay_ns = r.replay_corrected_ns = 0;
       r.overhead_calls = 0;
       r.overhead_ns = 0;
       t.ratio_ppm = QuantileSketch{};
+      t.corrected_ratio_ppm = QuantileSketch{};
     }
   }
   return disagreed;
@@ -220,26 +261,32 @@ std::vector<std::string> FidelityAccumulator::apply_notes(
 FidelityReport FidelityAccumulator::finish() const {
   FidelityReport rep;
   rep.total.key = "total";
-  QuantileSketch all;
-  std::map<size_t, std::pair<FidelityRow, QuantileSketch>> classes;
-  for (const auto& entry : calls_) {
-    const CallTally& t = entry.second;
+  rep.timer_bias = bias_;
+  // Class and total rows: counts summed, medians over the merged per-call sketches.
+  auto add_tally = [](CallTally& into, const CallTally& from) {
+    add_counts(into.row, from.row);
+    into.ratio_ppm.merge(from.ratio_ppm);
+    into.corrected_ratio_ppm.merge(from.corrected_ratio_ppm);
+  };
+  auto with_medians = [](const CallTally& t) {
     FidelityRow r = t.row;
     r.latency_ratio_median = median_ratio(t.ratio_ppm);
-    rep.by_call.push_back(r);
-    auto& [crow, csketch] = classes[class_rank(r.call_class)];
-    crow.key = r.call_class;
-    add_counts(crow, r);
-    csketch.merge(t.ratio_ppm);
-    add_counts(rep.total, r);
-    all.merge(t.ratio_ppm);
+    r.latency_ratio_median_corrected = median_ratio(t.corrected_ratio_ppm);
+    return r;
+  };
+  CallTally all;
+  std::map<size_t, CallTally> classes;
+  for (const auto& entry : calls_) {
+    const CallTally& t = entry.second;
+    rep.by_call.push_back(with_medians(t));
+    CallTally& c = classes[class_rank(t.row.call_class)];
+    c.row.key = t.row.call_class;
+    add_tally(c, t);
+    add_tally(all, t);
   }
-  for (auto& entry : classes) {
-    auto& [row, sketch] = entry.second;
-    row.latency_ratio_median = median_ratio(sketch);
-    rep.by_class.push_back(std::move(row));
-  }
-  rep.total.latency_ratio_median = median_ratio(all);
+  for (const auto& entry : classes) rep.by_class.push_back(with_medians(entry.second));
+  all.row.key = "total";
+  rep.total = with_medians(all);
   std::stable_sort(rep.by_call.begin(), rep.by_call.end(), [](const FidelityRow& a, const FidelityRow& b) {
     const size_t ca = class_rank(a.call_class), cb = class_rank(b.call_class);
     if (ca != cb) return ca < cb;

@@ -9,7 +9,9 @@
 //   "faithful" = replayed with the traced result = replayed - mismatched;
 // - latency: over the calls replayed with the traced result that were executed against the kernel
 //   (emulated calls left out) and took time in the trace (finished, duration > 0): the ratio of the
-//   summed durations, and the median of the per-call ratios replay/original;
+//   summed durations, and the median of the per-call ratios replay/original; and the same two
+//   "corrected" for the replayer's timer bias (TimerBias below) when it is known: each replayed
+//   duration minus the bias, floored at 0 (with no bias known, corrected = raw);
 // - replayer overhead: over the same calls, when the replayed trace says when each call was
 //   planned: the mean of begin - planned, the replayer's own time between a call becoming due
 //   (dependencies done, its planned time come) and its issue — what it adds before each call, so
@@ -38,6 +40,22 @@
 
 namespace rastro::trace {
 
+// The replayer's timer bias: the span it times around a null syscall (getppid) with the clock
+// reads it times every call with (SyscallSpan), over `samples` tries — what its user-space timing
+// adds to a call that the capture timed in the kernel (sys_enter -> sys_exit). The median is the
+// correction; p10/p90 its spread, reported with it.
+struct TimerBias {
+  int64_t median_ns = 0;
+  int64_t p10_ns = 0;
+  int64_t p90_ns = 0;
+  uint64_t samples = 0;  // 0: not measured (no correction)
+
+  nlohmann::json to_json() const;
+  // From to_json()'s object; std::nullopt when `j` is not one (throws nlohmann::json::exception on a
+  // damaged one).
+  static std::optional<TimerBias> from_json(const nlohmann::json& j);
+};
+
 // The skip reason of a skipped call whose replayer did not say why.
 inline constexpr std::string_view kReasonUnknown = "reason_unknown";
 
@@ -54,7 +72,9 @@ struct FidelityRow {
   uint64_t timed = 0;
   int64_t original_ns = 0;  // summed traced durations of the timed calls
   int64_t replay_ns = 0;    // summed replayed durations of the same calls
+  int64_t replay_corrected_ns = 0;  // the same, each minus the timer bias floored at 0
   double latency_ratio_median = 0;
+  double latency_ratio_median_corrected = 0;
   // Replayer overhead (rules above): over `overhead_calls` of the timed calls.
   uint64_t overhead_calls = 0;
   int64_t overhead_ns = 0;  // summed begin - planned
@@ -62,6 +82,7 @@ struct FidelityRow {
   uint64_t faithful() const { return replayed - mismatched; }
   double faithful_pct() const;       // of calls; 100 when there are none
   double latency_ratio_sum() const;  // replay_ns / original_ns; 0 when nothing was timed
+  double latency_ratio_sum_corrected() const;  // replay_corrected_ns / original_ns
   double overhead_mean_ns() const;   // 0 when not known
   nlohmann::json to_json() const;
 };
@@ -74,6 +95,7 @@ struct FidelityReport {
   std::string notes = "replayer";
   int64_t original_span_ns = 0;
   int64_t replay_span_ns = 0;
+  TimerBias timer_bias;  // what the corrected latency ratios subtract (samples 0: nothing)
   FidelityRow total;
   std::vector<FidelityRow> by_class;  // classes with calls, in call_class_names() order
   std::vector<FidelityRow> by_call;   // by class (same order), then calls descending, then name
@@ -109,6 +131,12 @@ struct ReplayerCallNote {
 
 class FidelityAccumulator {
  public:
+  // `bias`: the replayer's timer bias, subtracted from each replayed duration for the corrected
+  // latency ratios (a negative one, from a damaged input, counts as none).
+  explicit FidelityAccumulator(const TimerBias& bias = {}) : bias_(bias) {
+    if (bias_.median_ns < 0) bias_ = TimerBias{};
+  }
+
   // `original` is the traced call, `name` its syscall name (function_name()).
   void add(const Event& original, std::string_view name, const ReplayedCall& replayed);
 
@@ -123,8 +151,10 @@ class FidelityAccumulator {
  private:
   struct CallTally {
     FidelityRow row;
-    QuantileSketch ratio_ppm;  // per-call replay/original duration ratio, in millionths
+    QuantileSketch ratio_ppm;            // per-call replay/original duration ratio, in millionths
+    QuantileSketch corrected_ratio_ppm;  // the same with the replayed duration minus the bias
   };
+  TimerBias bias_;
   std::map<std::string, CallTally, std::less<>> calls_;
   std::optional<int64_t> original_begin_, original_end_, replay_begin_, replay_end_;
 };
