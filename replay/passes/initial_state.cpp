@@ -569,7 +569,8 @@ InitPlan Planner::run() {
     const int32_t child = it == tid_to_pid_.end() ? static_cast<int32_t>(e.rvalue) : it->second;
     if (child != e.pid) parent_of_.try_emplace(child, e.pid);
   }
-  for (const trace::Event& e : t_.events) event(e);
+  CompactEvents::Reader read(t_.events);
+  for (size_t i = 0; i < t_.events.size(); ++i) event(read(i));
 
   // Sizes the trace producer knew (e.g. a workload that created its files before tracing).
   const nlohmann::json& s = t_.header.settings;

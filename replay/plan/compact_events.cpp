@@ -159,7 +159,7 @@ int64_t CompactEvents::begin_ns(size_t i) const {
   return wrap_add(group_begin_[i / kGroup], c.get_signed());
 }
 
-void CompactEvents::decode(size_t i, Fields& f, trace::Event* full) const {
+int CompactEvents::decode(size_t i, Fields& f, trace::Event* full) const {
   const uint64_t at = group_offset_[i / kGroup] + offset_in_group_[i];
   const uint8_t* chunk = chunks_[at / kChunkBytes].get();
   // A record is whole inside its chunk; the cursor's fast path reads up to 10 bytes ahead of a
@@ -204,24 +204,22 @@ void CompactEvents::decode(size_t i, Fields& f, trace::Event* full) const {
   const int64_t seq_delta = (mask & kHasSeq) ? c.get_signed() : 0;
   const auto name = (mask & kHasName) ? static_cast<trace::StrId>(c.get()) : trace::kNoStr;
   f.flags = (mask & kHasFlags) ? static_cast<uint32_t>(c.get()) : 0;
-  if (!full) return;
+  if (!full) return m;
   trace::Event& e = *full;
   e.seq = static_cast<uint64_t>(wrap_add(static_cast<int64_t>(i), seq_delta));
   e.name = name;
-  if (mask & kHasReplay) {
-    e.planned_ns = c.get_signed();
-    e.expected_rvalue = c.get_signed();
-    e.raw_end_ns = c.get_signed();
-  }
-  if (mask & kHasOffCpu) {
-    e.offcpu_ns = c.get_signed();
-    e.vol_switches = static_cast<uint32_t>(c.get());
-    e.invol_switches = static_cast<uint32_t>(c.get());
-  }
-  if (mask & kHasUring) {
-    e.uring_user_data = c.get();
-    e.uring_enter_ns = c.get_signed();
-  }
+  const bool replay = mask & kHasReplay;
+  e.planned_ns = replay ? c.get_signed() : 0;
+  e.expected_rvalue = replay ? c.get_signed() : 0;
+  e.raw_end_ns = replay ? c.get_signed() : 0;
+  const bool offcpu = mask & kHasOffCpu;
+  e.offcpu_ns = offcpu ? c.get_signed() : 0;
+  e.vol_switches = offcpu ? static_cast<uint32_t>(c.get()) : 0;
+  e.invol_switches = offcpu ? static_cast<uint32_t>(c.get()) : 0;
+  const bool uring = mask & kHasUring;
+  e.uring_user_data = uring ? c.get() : 0;
+  e.uring_enter_ns = uring ? c.get_signed() : 0;
+  return m;
 }
 
 CompactEvents::Fields CompactEvents::fields(size_t i) const {
@@ -230,10 +228,9 @@ CompactEvents::Fields CompactEvents::fields(size_t i) const {
   return f;
 }
 
-trace::Event CompactEvents::operator[](size_t i) const {
-  trace::Event e;
-  Fields f;
-  decode(i, f, &e);
+namespace {
+
+void set_fields(trace::Event& e, const CompactEvents::Fields& f) {
   e.pid = f.pid;
   e.tid = f.tid;
   e.nr = f.nr;
@@ -241,7 +238,26 @@ trace::Event CompactEvents::operator[](size_t i) const {
   e.begin_ns = f.begin_ns;
   e.end_ns = f.end_ns;
   e.rvalue = f.rvalue;
+}
+
+}  // namespace
+
+trace::Event CompactEvents::operator[](size_t i) const {
+  trace::Event e;
+  Fields f;
+  decode(i, f, &e);
+  set_fields(e, f);
   return e;
+}
+
+const trace::Event& CompactEvents::Reader::operator()(size_t i) {
+  Fields f;
+  const int m = events_->decode(i, f, &e_);
+  set_fields(e_, f);
+  // The previous event's arguments past this one's are cleared (decode wrote [0, m)).
+  for (int k = m; k < args_set_; ++k) e_.args[static_cast<size_t>(k)] = trace::Arg{};
+  args_set_ = m;
+  return e_;
 }
 
 size_t CompactEvents::memory_bytes() const {

@@ -59,6 +59,20 @@ class CompactEvents {
   };
   Fields fields(size_t i) const;
 
+  // Decodes events into one reused trace::Event: what a pass's walk over every event uses,
+  // saving the construction of a 216-byte Event per event that operator[] pays. The reference
+  // holds event i until the next call (so one Reader per event in use at a time).
+  class Reader {
+   public:
+    explicit Reader(const CompactEvents& events) : events_(&events) {}
+    const trace::Event& operator()(size_t i);
+
+   private:
+    const CompactEvents* events_;
+    trace::Event e_;
+    int args_set_ = 0;  // e_.args[0, args_set_) may hold the previous event's arguments
+  };
+
   // Bytes held (arena chunks, offsets, group and thread tables), for the scale measurements.
   size_t memory_bytes() const;
 
@@ -91,8 +105,9 @@ class CompactEvents {
 
   const uint8_t* record(size_t i) const;
   // Decodes record i's fixed fields into `f` and, when `full` is set, its arguments and rare
-  // fields into *full (the fixed fields of *full are left to the caller).
-  void decode(size_t i, Fields& f, trace::Event* full) const;
+  // fields into *full (the fixed fields of *full are left to the caller). Every field of *full
+  // but args[m, kMaxArgs) is written; returns m, the arguments written.
+  int decode(size_t i, Fields& f, trace::Event* full) const;
 
   std::vector<std::unique_ptr<uint8_t[]>> chunks_;
   size_t used_ = 0;                      // bytes used in the last chunk

@@ -45,6 +45,11 @@ void expect_round_trip(const std::vector<trace::Event>& events, const std::strin
     EXPECT_EQ(f.rvalue, want.rvalue) << what << " event " << i;
     EXPECT_EQ(f.failed(), want.failed()) << what << " event " << i;
   }
+  // One reused Event, forwards and backwards (a call with fewer arguments after one with more
+  // must not keep the stale ones).
+  CompactEvents::Reader read(c);
+  for (size_t k = 0; k < events.size(); ++k) ASSERT_EQ(read(k), events[k]) << what << " event " << k << " (reader)";
+  for (size_t k = events.size(); k-- > 0;) ASSERT_EQ(read(k), events[k]) << what << " event " << k << " (reader, backwards)";
   size_t i = 0;
   for (const trace::Event& e : c) EXPECT_EQ(e, events[i++]) << what;
   EXPECT_EQ(i, events.size());
