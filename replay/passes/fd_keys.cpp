@@ -34,7 +34,9 @@ std::vector<ProcessSeed> process_seeds(const PlanTrace& trace) {
   std::map<int32_t, Acc> acc;
   Acc* last = nullptr;  // consecutive events are mostly of one process and thread
   int32_t last_pid = 0, last_tid = 0;
-  for (const trace::Event& e : trace.events) {
+  CompactEvents::Reader read(trace.events);
+  for (size_t k = 0; k < trace.events.size(); ++k) {
+    const trace::Event& e = read(k);
     if (!last || e.pid != last_pid) {
       last = &acc[e.pid];
       last_pid = e.pid;
@@ -127,8 +129,9 @@ FdKeys compute_fd_keys(const PlanTrace& trace, std::span<const uint32_t> events,
   // Request r's keys are complete after its iteration (later requests never change them): each
   // is packed then.
   PackedFdKeys::Row keys;
+  CompactEvents::Reader read(trace.events);  // (event_of makes copies: held_fd_fate holds two at once)
   for (uint32_t r = 0; r < n; out.keys.push_back(keys), ++r) {
-    const trace::Event& e = event_of(r);
+    const trace::Event& e = read(events[r]);
     keys.fill(-1);
     if (!cur_of_last || e.pid != last_pid) {  // (unordered_map references stay valid)
       cur_of_last = &current[e.pid];

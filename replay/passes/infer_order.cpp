@@ -74,7 +74,7 @@ class DepCollector {
 
 class Inferrer {
  public:
-  explicit Inferrer(InferContext& c) : c_(c), deps_(c.thread, c.threads.size()) {}
+  explicit Inferrer(InferContext& c) : c_(c), read_(c.trace.events), deps_(c.thread, c.threads.size()) {}
 
   void run() {
     const auto n = static_cast<uint32_t>(c_.order.size());
@@ -129,7 +129,7 @@ class Inferrer {
     const Sem sem = semantics(c_.nr[r]);
     touched_.clear();
     const auto& p = c_.paths[r];
-    const trace::Event& e = c_.trace.events[c_.order[r]];  // (read only for calls with paths)
+    const trace::Event& e = read_(c_.order[r]);  // (read only for calls with paths)
     if (sem == Sem::kRename && p[0] != trace::kNoStr && p[1] != trace::kNoStr &&
         path_role(e, sem, 0) == PathRole::kRenameFrom) {
       rename(r, p[0], p[1]);
@@ -386,6 +386,7 @@ class Inferrer {
   }
 
   InferContext& c_;
+  CompactEvents::Reader read_;  // the request in fs_rules
   DepCollector deps_;
   // temporal
   std::priority_queue<std::pair<int64_t, uint32_t>, std::vector<std::pair<int64_t, uint32_t>>, std::greater<>> running_;

@@ -555,18 +555,22 @@ void Planner::event(const trace::Event& e) {
 InitPlan Planner::run() {
   // tid -> pid first, so a fork's child pid is known when the parent's clone is seen (one walk
   // over the events, which are large; the clones are resolved after it).
-  std::vector<const trace::Event*> forks;
-  for (const trace::Event& e : t_.events) {
+  // Only the fixed fields are read here (no arguments); the forks are kept by value, since the
+  // packed trace hands out decoded copies, not references into it.
+  std::vector<CompactEvents::Fields> forks;
+  for (size_t i = 0; i < t_.events.size(); ++i) {
+    const CompactEvents::Fields e = t_.events.fields(i);
     tid_to_pid_.try_emplace(e.tid, e.pid);
     const trace::SyscallInfo* si = trace::syscall_by_nr(e.nr);
-    if (si && si->ret == trace::ReturnKind::kPid && e.rvalue > 0) forks.push_back(&e);
+    if (si && si->ret == trace::ReturnKind::kPid && e.rvalue > 0) forks.push_back(e);
   }
-  for (const trace::Event* e : forks) {
-    auto it = tid_to_pid_.find(static_cast<int32_t>(e->rvalue));
-    const int32_t child = it == tid_to_pid_.end() ? static_cast<int32_t>(e->rvalue) : it->second;
-    if (child != e->pid) parent_of_.try_emplace(child, e->pid);
+  for (const CompactEvents::Fields& e : forks) {
+    auto it = tid_to_pid_.find(static_cast<int32_t>(e.rvalue));
+    const int32_t child = it == tid_to_pid_.end() ? static_cast<int32_t>(e.rvalue) : it->second;
+    if (child != e.pid) parent_of_.try_emplace(child, e.pid);
   }
-  for (const trace::Event& e : t_.events) event(e);
+  CompactEvents::Reader read(t_.events);
+  for (size_t i = 0; i < t_.events.size(); ++i) event(read(i));
 
   // Sizes the trace producer knew (e.g. a workload that created its files before tracing).
   const nlohmann::json& s = t_.header.settings;

@@ -18,7 +18,7 @@ namespace rastro::replay {
 
 namespace {
 
-RequestAction classify(const trace::Event& e) {
+RequestAction classify(const CompactEvents::Fields& e) {
   if (e.flags & trace::kEventUnfinished) return RequestAction::kSkipUnfinished;
   if (e.flags & trace::kEventPageFault) return RequestAction::kReplay;  // a touch of the replay mapping
   const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
@@ -28,15 +28,16 @@ RequestAction classify(const trace::Event& e) {
 }
 
 // F_SETLK (and F_OFD_SETLK) or flock(LOCK_NB) that found the lock held: POSIX lets F_SETLK say
-// EACCES as well as EAGAIN; flock says EWOULDBLOCK (= EAGAIN).
-bool found_lock_held(const trace::Event& e) {
+// EACCES as well as EAGAIN; flock says EWOULDBLOCK (= EAGAIN). The arguments (the fcntl
+// command) are decoded only for such a failure.
+bool found_lock_held(const CompactEvents& ev, uint32_t i, const CompactEvents::Fields& e) {
   if (e.rvalue != -EAGAIN && e.rvalue != -EACCES) return false;
-  return e.nr == SYS_flock || trace::is_lock_call(e);
+  return e.nr == SYS_flock || trace::is_lock_call(ev[i]);
 }
 
-uint8_t status_of(const trace::Event& e) {
+uint8_t status_of(const CompactEvents& ev, uint32_t i, const CompactEvents::Fields& e) {
   unsigned s = 0;
-  if (e.failed()) s |= found_lock_held(e) ? kStatusFailed | kStatusLockHeld : kStatusFailed;
+  if (e.failed()) s |= found_lock_held(ev, i, e) ? kStatusFailed | kStatusLockHeld : kStatusFailed;
   if (e.flags & trace::kEventUnfinished) s |= kStatusUnfinished;
   return static_cast<uint8_t>(s);
 }
@@ -66,7 +67,7 @@ Result<Done> run_parse(InferContext& c) {
   std::array<std::pair<uint64_t, uint32_t>, kCache> cache;
   cache.fill({~uint64_t{0}, kNone});
   for (uint32_t r = 0; r < n; ++r) {
-    const trace::Event& e = ev[c.order[r]];
+    const CompactEvents::Fields e = ev.fields(c.order[r]);  // (the arguments are not needed here)
     c.action[r] = classify(e);
     c.begin_ns[r] = e.begin_ns;
     // An unfinished call never completes, so nothing waits for its completion.
@@ -74,7 +75,7 @@ Result<Done> run_parse(InferContext& c) {
                                                       : std::max(e.end_ns, e.begin_ns);
     c.nr[r] = e.nr;
     c.pid[r] = e.pid;
-    c.status[r] = status_of(e);
+    c.status[r] = status_of(ev, c.order[r], e);
     const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(e.pid)) << 32) | static_cast<uint32_t>(e.tid);
     auto& slot = cache[(key * 0x9E3779B97F4A7C15ull) >> 58];
     if (slot.first != key) {

@@ -23,7 +23,7 @@ struct EntrySlot {
 
 class FdResolver {
  public:
-  explicit FdResolver(InferContext& c) : c_(c), table_(trace::kNoStr) {
+  explicit FdResolver(InferContext& c) : c_(c), read_(c.trace.events), table_(trace::kNoStr) {
     table_.learn_births(c.trace, c.nr, c.order, [](int nr) { return semantics(nr) == Sem::kClone; });
   }
 
@@ -68,7 +68,7 @@ class FdResolver {
 
   void visit(uint32_t r) {
     if (!c_.ordered_as_success(r) || !touches_fds(c_.nr[r])) return;  // failed, unfinished, unknown, no fds
-    const trace::Event& e = c_.trace.events[c_.order[r]];
+    const trace::Event& e = read_(c_.order[r]);
     const Sem sem = semantics(e.nr);
     const FdEffects fx = fd_effects(e, sem);
     auto& proc = process(e.pid);
@@ -160,6 +160,7 @@ class FdResolver {
   }
 
   InferContext& c_;
+  CompactEvents::Reader read_;  // the event being visited
   std::vector<EarlyRelease> early_;
   TracedProcessTable<EntrySlot> table_;
   int32_t last_pid_ = 0;

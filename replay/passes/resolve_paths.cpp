@@ -59,7 +59,7 @@ trace::StrId header_cwd(PlanTrace& t) {
 
 class Resolver {
  public:
-  explicit Resolver(InferContext& c) : c_(c), table_(header_cwd(c.trace)) {
+  explicit Resolver(InferContext& c) : c_(c), read_(c.trace.events), table_(header_cwd(c.trace)) {
     root_ = c.trace.strings.intern("/");
     table_.learn_births(c.trace, c.nr, c.order, [](int nr) { return semantics(nr) == Sem::kClone; });
   }
@@ -97,7 +97,7 @@ class Resolver {
 
   void visit(uint32_t r) {
     if (!names_paths(c_.nr[r])) return;  // (also: not in the syscall table)
-    const trace::Event& e = c_.trace.events[c_.order[r]];
+    const trace::Event& e = read_(c_.order[r]);
     const Sem sem = semantics(e.nr);
     const PathArgs pa = path_args(e.nr);
     auto& proc = process(e.pid);
@@ -165,6 +165,7 @@ class Resolver {
   }
 
   InferContext& c_;
+  CompactEvents::Reader read_;  // the event being visited
   TracedProcessTable<PathSlot> table_;
   int32_t last_pid_ = 0;
   TracedProcessTable<PathSlot>::Process* last_proc_ = nullptr;

@@ -10,9 +10,11 @@
 
 namespace rastro::replay {
 
-bool is_ring_call(const trace::Event& e) {
-  if (!(e.flags & trace::kEventUring) || (e.flags & trace::kEventUnfinished)) return false;
-  switch (e.nr) {
+bool is_ring_call(const trace::Event& e) { return is_ring_call(e.flags, e.nr); }
+
+bool is_ring_call(uint32_t flags, int32_t nr) {
+  if (!(flags & trace::kEventUring) || (flags & trace::kEventUnfinished)) return false;
+  switch (nr) {
     case SYS_pread64:
     case SYS_pwrite64:
     case SYS_preadv:
@@ -34,7 +36,9 @@ Result<Done> run_uring_batches(InferContext& c) {
   UringPlan& u = c.uring;
   u = UringPlan{};
   auto ring = [&](uint32_t r) {
-    return c.action[r] == RequestAction::kReplay && is_ring_call(c.trace.events[c.order[r]]);
+    if (c.action[r] != RequestAction::kReplay) return false;
+    const CompactEvents::Fields f = c.trace.events.fields(c.order[r]);
+    return is_ring_call(f.flags, f.nr);
   };
   bool any = false;
   for (uint32_t r = 0; r < n && !any; ++r) any = ring(r);

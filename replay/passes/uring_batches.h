@@ -5,6 +5,8 @@
 // (Plan::uring, replay/plan/plan.h). Every ordering gets it: it is program order, like thread order.
 #pragma once
 
+#include <cstdint>
+
 #include "replay/passes/pass_manager.h"
 #include "trace/model/event.h"
 
@@ -14,6 +16,8 @@ namespace rastro::replay {
 // call has an io_uring opcode (pread64, pwrite64, preadv, pwritev, fsync, sync_file_range,
 // fallocate, fadvise64). Others (close, io_uring_op_N) replay as plain calls.
 bool is_ring_call(const trace::Event& e);
+// The same from the two fields it reads (the pass checks every request without decoding it).
+bool is_ring_call(uint32_t flags, int32_t nr);
 
 Pass CreateUringBatchesPass();
 

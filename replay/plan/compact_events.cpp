@@ -159,58 +159,105 @@ int64_t CompactEvents::begin_ns(size_t i) const {
   return wrap_add(group_begin_[i / kGroup], c.get_signed());
 }
 
-trace::Event CompactEvents::operator[](size_t i) const {
-  const uint8_t* p = record(i);
+int CompactEvents::decode(size_t i, Fields& f, trace::Event* full) const {
+  const uint64_t at = group_offset_[i / kGroup] + offset_in_group_[i];
+  const uint8_t* chunk = chunks_[at / kChunkBytes].get();
   // A record is whole inside its chunk; the cursor's fast path reads up to 10 bytes ahead of a
   // varint, which stays inside the chunk's allocation or the record's own bytes.
-  const uint8_t* chunk_end = chunks_[(group_offset_[i / kGroup] + offset_in_group_[i]) / kChunkBytes].get() + kChunkBytes;
-  trace::binary::VarintCursor c(p, chunk_end);
-  trace::Event e;
+  trace::binary::VarintCursor c(chunk + at % kChunkBytes, chunk + kChunkBytes);
   const uint64_t mask = c.get();
   const auto& th = threads_[c.get()];
-  e.pid = th.first;
-  e.tid = th.second;
-  e.begin_ns = wrap_add(group_begin_[i / kGroup], c.get_signed());
-  e.end_ns = wrap_add(e.begin_ns, c.get_signed());
-  e.nr = static_cast<int32_t>(c.get_signed());
+  f.pid = th.first;
+  f.tid = th.second;
+  f.begin_ns = wrap_add(group_begin_[i / kGroup], c.get_signed());
+  f.end_ns = wrap_add(f.begin_ns, c.get_signed());
+  f.nr = static_cast<int32_t>(c.get_signed());
   int m = 0;
   if (mask & kHasTypes) {
-    e.nargs = c.get_byte();
+    const uint8_t nargs = c.get_byte();
     m = c.get_byte();
-    for (int k = 0; k < m; ++k) e.args[static_cast<size_t>(k)].type = static_cast<trace::ArgType>(c.get_byte());
+    if (full) full->nargs = nargs;
+    for (int k = 0; k < m; ++k) {
+      const auto type = static_cast<trace::ArgType>(c.get_byte());
+      if (full) full->args[static_cast<size_t>(k)].type = type;
+    }
   } else {
-    const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
-    e.nargs = info->nargs;
-    m = e.nargs;
-    for (int k = 0; k < m; ++k) e.args[static_cast<size_t>(k)].type = info->args[static_cast<size_t>(k)];
+    const trace::SyscallInfo* info = trace::syscall_by_nr(f.nr);
+    m = info->nargs;
+    if (full) {
+      full->nargs = info->nargs;
+      for (int k = 0; k < m; ++k) full->args[static_cast<size_t>(k)].type = info->args[static_cast<size_t>(k)];
+    }
   }
   if (m > 0) {
     const unsigned strs = c.get_byte();
     for (int k = 0; k < m; ++k) {
-      trace::Arg& a = e.args[static_cast<size_t>(k)];
-      a.value = c.get_signed();
-      if (strs & (1u << k)) a.str = static_cast<trace::StrId>(c.get());
+      const int64_t value = c.get_signed();
+      const auto str = (strs & (1u << k)) ? static_cast<trace::StrId>(c.get()) : trace::kNoStr;
+      if (!full) continue;
+      trace::Arg& a = full->args[static_cast<size_t>(k)];
+      a.value = value;
+      a.str = str;
     }
   }
-  e.rvalue = c.get_signed();
-  e.seq = (mask & kHasSeq) ? static_cast<uint64_t>(wrap_add(static_cast<int64_t>(i), c.get_signed())) : i;
-  if (mask & kHasName) e.name = static_cast<trace::StrId>(c.get());
-  if (mask & kHasFlags) e.flags = static_cast<uint32_t>(c.get());
-  if (mask & kHasReplay) {
-    e.planned_ns = c.get_signed();
-    e.expected_rvalue = c.get_signed();
-    e.raw_end_ns = c.get_signed();
-  }
-  if (mask & kHasOffCpu) {
-    e.offcpu_ns = c.get_signed();
-    e.vol_switches = static_cast<uint32_t>(c.get());
-    e.invol_switches = static_cast<uint32_t>(c.get());
-  }
-  if (mask & kHasUring) {
-    e.uring_user_data = c.get();
-    e.uring_enter_ns = c.get_signed();
-  }
+  f.rvalue = c.get_signed();
+  const int64_t seq_delta = (mask & kHasSeq) ? c.get_signed() : 0;
+  const auto name = (mask & kHasName) ? static_cast<trace::StrId>(c.get()) : trace::kNoStr;
+  f.flags = (mask & kHasFlags) ? static_cast<uint32_t>(c.get()) : 0;
+  if (!full) return m;
+  trace::Event& e = *full;
+  e.seq = static_cast<uint64_t>(wrap_add(static_cast<int64_t>(i), seq_delta));
+  e.name = name;
+  const bool replay = mask & kHasReplay;
+  e.planned_ns = replay ? c.get_signed() : 0;
+  e.expected_rvalue = replay ? c.get_signed() : 0;
+  e.raw_end_ns = replay ? c.get_signed() : 0;
+  const bool offcpu = mask & kHasOffCpu;
+  e.offcpu_ns = offcpu ? c.get_signed() : 0;
+  e.vol_switches = offcpu ? static_cast<uint32_t>(c.get()) : 0;
+  e.invol_switches = offcpu ? static_cast<uint32_t>(c.get()) : 0;
+  const bool uring = mask & kHasUring;
+  e.uring_user_data = uring ? c.get() : 0;
+  e.uring_enter_ns = uring ? c.get_signed() : 0;
+  return m;
+}
+
+CompactEvents::Fields CompactEvents::fields(size_t i) const {
+  Fields f;
+  decode(i, f, nullptr);
+  return f;
+}
+
+namespace {
+
+void set_fields(trace::Event& e, const CompactEvents::Fields& f) {
+  e.pid = f.pid;
+  e.tid = f.tid;
+  e.nr = f.nr;
+  e.flags = f.flags;
+  e.begin_ns = f.begin_ns;
+  e.end_ns = f.end_ns;
+  e.rvalue = f.rvalue;
+}
+
+}  // namespace
+
+trace::Event CompactEvents::operator[](size_t i) const {
+  trace::Event e;
+  Fields f;
+  decode(i, f, &e);
+  set_fields(e, f);
   return e;
+}
+
+const trace::Event& CompactEvents::Reader::operator()(size_t i) {
+  Fields f;
+  const int m = events_->decode(i, f, &e_);
+  set_fields(e_, f);
+  // The previous event's arguments past this one's are cleared (decode wrote [0, m)).
+  for (int k = m; k < args_set_; ++k) e_.args[static_cast<size_t>(k)] = trace::Arg{};
+  args_set_ = m;
+  return e_;
 }
 
 size_t CompactEvents::memory_bytes() const {

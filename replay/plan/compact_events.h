@@ -45,6 +45,34 @@ class CompactEvents {
   // Without decoding the whole record (sorting by begin reads only this).
   int64_t begin_ns(size_t i) const;
 
+  // The fixed fields of an event, read without building a trace::Event or storing its
+  // arguments: the passes' whole-trace walks need only these for most events.
+  struct Fields {
+    int32_t pid = 0;
+    int32_t tid = 0;
+    int32_t nr = 0;
+    uint32_t flags = 0;
+    int64_t begin_ns = 0;
+    int64_t end_ns = 0;
+    int64_t rvalue = 0;
+    bool failed() const { return rvalue < 0 && rvalue >= -4095; }  // as trace::Event::failed
+  };
+  Fields fields(size_t i) const;
+
+  // Decodes events into one reused trace::Event: what a pass's walk over every event uses,
+  // saving the construction of a 216-byte Event per event that operator[] pays. The reference
+  // holds event i until the next call (so one Reader per event in use at a time).
+  class Reader {
+   public:
+    explicit Reader(const CompactEvents& events) : events_(&events) {}
+    const trace::Event& operator()(size_t i);
+
+   private:
+    const CompactEvents* events_;
+    trace::Event e_;
+    int args_set_ = 0;  // e_.args[0, args_set_) may hold the previous event's arguments
+  };
+
   // Bytes held (arena chunks, offsets, group and thread tables), for the scale measurements.
   size_t memory_bytes() const;
 
@@ -76,6 +104,10 @@ class CompactEvents {
   static constexpr size_t kChunkBytes = size_t{1} << 20;
 
   const uint8_t* record(size_t i) const;
+  // Decodes record i's fixed fields into `f` and, when `full` is set, its arguments and rare
+  // fields into *full (the fixed fields of *full are left to the caller). Every field of *full
+  // but args[m, kMaxArgs) is written; returns m, the arguments written.
+  int decode(size_t i, Fields& f, trace::Event* full) const;
 
   std::vector<std::unique_ptr<uint8_t[]>> chunks_;
   size_t used_ = 0;                      // bytes used in the last chunk

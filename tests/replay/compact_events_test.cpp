@@ -33,7 +33,23 @@ void expect_round_trip(const std::vector<trace::Event>& events, const std::strin
   for (size_t i = 0; i < events.size(); ++i) {
     ASSERT_EQ(c[i], events[i]) << what << " event " << i;
     ASSERT_EQ(c.begin_ns(i), events[i].begin_ns) << what << " event " << i;
+    // The fixed fields alone, read without the arguments, are the pushed event's.
+    const CompactEvents::Fields f = c.fields(i);
+    const trace::Event& want = events[i];
+    EXPECT_EQ(f.pid, want.pid) << what << " event " << i;
+    EXPECT_EQ(f.tid, want.tid) << what << " event " << i;
+    EXPECT_EQ(f.nr, want.nr) << what << " event " << i;
+    EXPECT_EQ(f.flags, want.flags) << what << " event " << i;
+    EXPECT_EQ(f.begin_ns, want.begin_ns) << what << " event " << i;
+    EXPECT_EQ(f.end_ns, want.end_ns) << what << " event " << i;
+    EXPECT_EQ(f.rvalue, want.rvalue) << what << " event " << i;
+    EXPECT_EQ(f.failed(), want.failed()) << what << " event " << i;
   }
+  // One reused Event, forwards and backwards (a call with fewer arguments after one with more
+  // must not keep the stale ones).
+  CompactEvents::Reader read(c);
+  for (size_t k = 0; k < events.size(); ++k) ASSERT_EQ(read(k), events[k]) << what << " event " << k << " (reader)";
+  for (size_t k = events.size(); k-- > 0;) ASSERT_EQ(read(k), events[k]) << what << " event " << k << " (reader, backwards)";
   size_t i = 0;
   for (const trace::Event& e : c) EXPECT_EQ(e, events[i++]) << what;
   EXPECT_EQ(i, events.size());
