@@ -88,7 +88,8 @@ trace::Event openat(uint64_t seq, int64_t begin) {
   e.pid = 100;
   e.tid = 101;
   e.begin_ns = begin;
-  e.end_ns = begin + 1500;
+  // (+1500 ns, or begin itself when that would overflow: the extreme case sets its own end)
+  e.end_ns = begin <= std::numeric_limits<int64_t>::max() - 1500 ? begin + 1500 : begin;
   e.nr = SYS_openat;
   e.nargs = 4;
   e.args[0] = {trace::ArgType::kDirFd, -100, 0};
