@@ -166,6 +166,15 @@ class ProcessExecutor final : public RunExecutor {
     return "cold (caches dropped after layout)";
   }
 
+  // A warm run whose files left the page cache while it ran measured the disk: it fails, named, and
+  // the runner retries it (cache_state.h, warm_state_lost).
+  static void check_still_warm(const RunSpec& run, const std::string& data) {
+    if (run.cache != "warm") return;
+    auto lost = warm_state_lost(data);
+    if (!lost) throw StepFailure{lost.error()};
+    if (!lost->empty()) throw StepFailure{*lost};
+  }
+
   uint64_t run_seed(const RunSpec& run) const { return config_.seed * 1000003u + static_cast<uint64_t>(run.replicate) + 1; }
 
   // Capture: the instrument's trace and the application's own timing (the reference method) of
@@ -182,6 +191,7 @@ class ProcessExecutor final : public RunExecutor {
     auto fio = fio_command(config_, run.type, run.level, data, json, false);
     if (run.instrument == "fio") run_step(fio, "fio");
     else run_step(concat(capture_command(config_, self_, run.instrument.substr(4), cap), fio), run.instrument);
+    check_still_warm(run, data);
     std::ifstream in(json);
     std::stringstream text;
     text << in.rdbuf();
@@ -206,6 +216,7 @@ class ProcessExecutor final : public RunExecutor {
       run_step(concat(concat(capture_command(config_, self_, run.instrument, cap), bench), {"-o", ref}),
                run.instrument + " capture");
     }
+    check_still_warm(run, data);
     trace::Trace reference = trace::read_trace(ref);
     std::string fn = micro_function(run.type);
     ResponseTimes ref_rt = response_times(reference, {.functions = {fn}, .warmup = config_.warmup});
@@ -253,6 +264,7 @@ class ProcessExecutor final : public RunExecutor {
       run_step(concat(bench, {"--prepare-only"}), "workload preparation");
       set_cache_state(run, data);
       run_step(concat(bench, {"-o", tmp}), "original workload run");
+      check_still_warm(run, data);
     }
     fs::rename(tmp, path);
     fs::remove_all(data, ec);
@@ -305,6 +317,7 @@ class ProcessExecutor final : public RunExecutor {
       run_step(concat(bench, {"--prepare-only"}), "workload preparation");
       outcome.environment["cache_state"] = set_cache_state(run, data);
       run_step(concat(bench, {"-o", ref}), "reference workload");
+      check_still_warm(run, data);
       outcome.measurements.push_back(measure(run.type, response_times(trace::read_trace(ref), {.functions = {fn}, .warmup = config_.warmup}), orig_rt));
       return;
     }

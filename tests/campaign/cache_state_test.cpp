@@ -61,10 +61,54 @@ TEST(CacheState, WarmFilesReadsEveryFileAndLeavesItsPagesResident) {
   fs::remove_all(dir);
 }
 
+// The check after a warm run: nothing lost while the files stay cached; after another process drops
+// the caches it names how many pages left, and the count agrees with mincore read here.
+TEST(CacheState, WarmStateLostCountsThePagesThatLeftTheCache) {
+  char tmpl[] = "/tmp/rastro-warm-lost-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  fs::create_directories(dir + "/sub");
+  std::string block(1 << 20, 'y');
+  for (const std::string& f : {dir + "/a", dir + "/sub/b"}) {
+    std::ofstream out(f, std::ios::binary);
+    for (int i = 0; i < 3; ++i) out << block;
+  }
+  std::ofstream(dir + "/empty").close();
+  sync();
+  ASSERT_TRUE(warm_files(dir).ok());
+  auto pages = resident_pages(dir);
+  ASSERT_TRUE(pages.ok()) << pages.error();
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  EXPECT_EQ(pages->total, 2 * (3u << 20) / page);
+  EXPECT_EQ(pages->resident, pages->total);
+  auto lost = warm_state_lost(dir);
+  ASSERT_TRUE(lost.ok()) << lost.error();
+  EXPECT_EQ(*lost, "");
+  if (!drop_caches().ok()) {
+    fs::remove_all(dir);
+    GTEST_SKIP() << "dropping caches needs root (/proc/sys/vm/drop_caches); without it the loss cannot be made";
+  }
+  const double kept = (resident_fraction(dir + "/a") + resident_fraction(dir + "/sub/b")) / 2;
+  pages = resident_pages(dir);
+  ASSERT_TRUE(pages.ok()) << pages.error();
+  EXPECT_NEAR(static_cast<double>(pages->resident) / static_cast<double>(pages->total), kept, 0.02);
+  EXPECT_LT(pages->resident, pages->total);
+  lost = warm_state_lost(dir);
+  ASSERT_TRUE(lost.ok()) << lost.error();
+  EXPECT_NE(lost->find("not warm: " + std::to_string(pages->total - pages->resident) + " of the " +
+                       std::to_string(pages->total) + " pages"),
+            std::string::npos)
+      << *lost;
+  EXPECT_NE(lost->find(dir), std::string::npos) << *lost;
+  fs::remove_all(dir);
+}
+
 TEST(CacheState, AMissingDirectoryIsAnErrorNamingIt) {
   auto r = warm_files("/nonexistent/rastro-warm");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("/nonexistent/rastro-warm"), std::string::npos) << r.error();
+  auto pages = resident_pages("/nonexistent/rastro-warm");
+  ASSERT_FALSE(pages.ok());
+  EXPECT_NE(pages.error().find("/nonexistent/rastro-warm"), std::string::npos) << pages.error();
 }
 
 }  // namespace
