@@ -129,18 +129,20 @@ class Inferrer {
     const Sem sem = semantics(c_.nr[r]);
     touched_.clear();
     const auto& p = c_.paths[r];
-    const trace::Event& e = read_(c_.order[r]);  // (read only for calls with paths)
-    if (sem == Sem::kRename && p[0] != trace::kNoStr && p[1] != trace::kNoStr &&
-        path_role(e, sem, 0) == PathRole::kRenameFrom) {
-      rename(r, p[0], p[1]);
-    } else {
-      for (int s = 0; s < 2; ++s) {
-        if (p[static_cast<size_t>(s)] == trace::kNoStr) continue;
-        const trace::StrId link_src = (sem == Sem::kLink && s == 1) ? p[0] : trace::kNoStr;
-        path_rule(r, p[static_cast<size_t>(s)], path_role(e, sem, s), link_src);
+    if (p[0] != trace::kNoStr || p[1] != trace::kNoStr) {
+      const trace::Event& e = read_(c_.order[r]);  // (the path roles need the arguments)
+      if (sem == Sem::kRename && p[0] != trace::kNoStr && p[1] != trace::kNoStr &&
+          path_role(e, sem, 0) == PathRole::kRenameFrom) {
+        rename(r, p[0], p[1]);
+      } else {
+        for (int s = 0; s < 2; ++s) {
+          if (p[static_cast<size_t>(s)] == trace::kNoStr) continue;
+          const trace::StrId link_src = (sem == Sem::kLink && s == 1) ? p[0] : trace::kNoStr;
+          path_rule(r, p[static_cast<size_t>(s)], path_role(e, sem, s), link_src);
+        }
+        if (p[0] != trace::kNoStr && p[1] != trace::kNoStr && path_role(e, sem, 0) == PathRole::kExchange)
+          std::swap(path(p[0], true).file, path(p[1], true).file);
       }
-      if (path_role(e, sem, 0) == PathRole::kExchange && p[0] != trace::kNoStr && p[1] != trace::kNoStr)
-        std::swap(path(p[0], true).file, path(p[1], true).file);
     }
 
     const FdRef* refs = c_.fd_refs.data() + c_.fd_refs_begin[r];

@@ -23,7 +23,9 @@ struct EntrySlot {
 
 class FdResolver {
  public:
-  explicit FdResolver(InferContext& c) : c_(c), read_(c.trace.events), table_(trace::kNoStr) {
+  // c.processes (resolve_paths) become the seeds with their inherited fds as keys.
+  explicit FdResolver(InferContext& c)
+      : c_(c), read_(c.trace.events), keys_(c.trace, c.order, c.processes), table_(trace::kNoStr) {
     table_.learn_births(c.trace, c.nr, c.order, [](int nr) { return semantics(nr) == Sem::kClone; });
   }
 
@@ -31,11 +33,19 @@ class FdResolver {
     const auto n = c_.order.size();
     c_.fd_refs_begin.assign(n + 1, 0);
     c_.fd_refs.reserve(n + n / 4);
+    // One decode of each event serves both the lifetime entries and the fd keys.
     for (uint32_t r = 0; r < n; ++r) {
       c_.fd_refs_begin[r] = static_cast<uint32_t>(c_.fd_refs.size());
-      visit(r);
+      if (trace::syscall_by_nr(c_.nr[r]) == nullptr) {  // no fds known: nothing to decode
+        keys_.skip();
+        continue;
+      }
+      const trace::Event& e = read_(c_.order[r]);
+      keys_.add(r, e);
+      if (c_.ordered_as_success(r) && touches_fds(c_.nr[r])) visit(r, e);  // not failed, unfinished
     }
     c_.fd_refs_begin[n] = static_cast<uint32_t>(c_.fd_refs.size());
+    c_.fd_keys = keys_.take();
   }
 
  private:
@@ -66,9 +76,7 @@ class FdResolver {
     return it->second.entry;
   }
 
-  void visit(uint32_t r) {
-    if (!c_.ordered_as_success(r) || !touches_fds(c_.nr[r])) return;  // failed, unfinished, unknown, no fds
-    const trace::Event& e = read_(c_.order[r]);
+  void visit(uint32_t r, const trace::Event& e) {
     const Sem sem = semantics(e.nr);
     const FdEffects fx = fd_effects(e, sem);
     auto& proc = process(e.pid);
@@ -161,6 +169,7 @@ class FdResolver {
 
   InferContext& c_;
   CompactEvents::Reader read_;  // the event being visited
+  FdKeyAssigner keys_;
   std::vector<EarlyRelease> early_;
   TracedProcessTable<EntrySlot> table_;
   int32_t last_pid_ = 0;
@@ -169,14 +178,13 @@ class FdResolver {
 
 Result<Done> run_resolve_fds(InferContext& c) {
   FdResolver(c).run();
-  c.fd_keys = compute_fd_keys(c.trace, c.order, &c.processes);
   return Done{};
 }
 
 }  // namespace
 
 Pass CreateResolveFdsPass() {
-  return Pass{"resolve_fds", {"requests", "paths"}, {"fds", "fd_keys", "processes"}, run_resolve_fds};
+  return Pass{"resolve_fds", {"requests", "paths", "processes"}, {"fds", "fd_keys"}, run_resolve_fds};
 }
 
 }  // namespace rastro::replay

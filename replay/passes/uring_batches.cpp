@@ -36,7 +36,7 @@ Result<Done> run_uring_batches(InferContext& c) {
   UringPlan& u = c.uring;
   u = UringPlan{};
   auto ring = [&](uint32_t r) {
-    if (c.action[r] != RequestAction::kReplay) return false;
+    if (c.action[r] != RequestAction::kReplay || !is_ring_call(trace::kEventUring, c.nr[r])) return false;
     const CompactEvents::Fields f = c.trace.events.fields(c.order[r]);
     return is_ring_call(f.flags, f.nr);
   };
