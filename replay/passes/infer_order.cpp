@@ -182,13 +182,13 @@ class Inferrer {
     const uint32_t t = c_.thread[r];
     for (const FdRef* f = refs; f != refs_end; ++f) {
       if (f->role != FdRole::kUse) continue;
-      add_user(entry_users_[f->entry], r, t);
+      add_user(entry_users_[f->entry], r, t, false);
       add_user(ofd_users_[c_.fd_entries[f->entry].ofd], r, t);
     }
     for (const FdRef* f = refs; f != refs_end; ++f) {
       if (f->role != FdRole::kCreate) continue;
       const FdEntry& fe = c_.fd_entries[f->entry];
-      add_user(entry_users_[f->entry], r, t);
+      add_user(entry_users_[f->entry], r, t, false);
       if (c_.ofds[fe.ofd].creator == r) {
         add_user(ofd_users_[fe.ofd], r, t);
         // The file is fixed when the fd is opened: later renames/unlinks do not change it.
@@ -223,8 +223,10 @@ class Inferrer {
     return static_cast<uint32_t>(file_users_.size() - 1);
   }
 
-  static void add_user(Users& u, uint32_t r, uint32_t t) {
-    u.inflight.push_back(r);
+  // `completion`: whether last_completed() is ever asked of `u` (not of an fd lifetime's users:
+  // only their last user per thread is read, by the close rule).
+  static void add_user(Users& u, uint32_t r, uint32_t t, bool completion = true) {
+    if (completion) u.inflight.push_back(r);
     for (auto& tu : u.by_thread)
       if (tu.first == t) {
         tu.second = r;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "replay/passes/fd_keys.h"
 #include "replay/passes/fd_reuse.h"
 #include "replay/passes/process_table.h"
@@ -48,12 +50,16 @@ class FdResolver {
     c_.fd_keys = keys_.take();
   }
 
+  bool too_many_entries() const { return too_many_; }
+
  private:
   uint32_t new_ofd(trace::StrId path, uint32_t creator) {
     c_.ofds.push_back(Ofd{path, creator});
     return static_cast<uint32_t>(c_.ofds.size() - 1);
   }
   uint32_t new_entry(uint32_t creator, uint32_t ofd) {
+    // (beyond the limit the pass fails after the walk; until then entry numbers only wrap)
+    if (c_.fd_entries.size() >= kMaxFdEntries) too_many_ = true;
     c_.fd_entries.push_back(FdEntry{creator, ofd});
     return static_cast<uint32_t>(c_.fd_entries.size() - 1);
   }
@@ -170,6 +176,7 @@ class FdResolver {
   InferContext& c_;
   CompactEvents::Reader read_;  // the event being visited
   FdKeyAssigner keys_;
+  bool too_many_ = false;  // more fd lifetimes than an FdRef can name
   std::vector<EarlyRelease> early_;
   TracedProcessTable<EntrySlot> table_;
   int32_t last_pid_ = 0;
@@ -177,7 +184,9 @@ class FdResolver {
 };
 
 Result<Done> run_resolve_fds(InferContext& c) {
-  FdResolver(c).run();
+  FdResolver fds(c);
+  fds.run();
+  if (fds.too_many_entries()) return fail(fmt::format("trace has too many fd lifetimes for one plan (at most {})", kMaxFdEntries));
   return Done{};
 }
 
