@@ -42,9 +42,12 @@ enum class FdRole : uint8_t {
   kClose,   // the call ends the entry (close, dup2 over it)
   kCreate,  // the call created the entry
 };
+// 4 bytes (most requests hold one): entries are < kMaxFdEntries.
+inline constexpr uint32_t kMaxFdEntries = uint32_t{1} << 30;
 struct FdRef {
-  uint32_t entry;
-  FdRole role;
+  FdRef(uint32_t e, FdRole r) : entry(e), role(r) {}  // (brace lists would narrow into the bit fields)
+  uint32_t entry : 30;
+  FdRole role : 2;
 };
 
 struct InferContext {

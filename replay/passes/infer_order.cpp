@@ -129,18 +129,20 @@ class Inferrer {
     const Sem sem = semantics(c_.nr[r]);
     touched_.clear();
     const auto& p = c_.paths[r];
-    const trace::Event& e = read_(c_.order[r]);  // (read only for calls with paths)
-    if (sem == Sem::kRename && p[0] != trace::kNoStr && p[1] != trace::kNoStr &&
-        path_role(e, sem, 0) == PathRole::kRenameFrom) {
-      rename(r, p[0], p[1]);
-    } else {
-      for (int s = 0; s < 2; ++s) {
-        if (p[static_cast<size_t>(s)] == trace::kNoStr) continue;
-        const trace::StrId link_src = (sem == Sem::kLink && s == 1) ? p[0] : trace::kNoStr;
-        path_rule(r, p[static_cast<size_t>(s)], path_role(e, sem, s), link_src);
+    if (p[0] != trace::kNoStr || p[1] != trace::kNoStr) {
+      const trace::Event& e = read_(c_.order[r]);  // (the path roles need the arguments)
+      if (sem == Sem::kRename && p[0] != trace::kNoStr && p[1] != trace::kNoStr &&
+          path_role(e, sem, 0) == PathRole::kRenameFrom) {
+        rename(r, p[0], p[1]);
+      } else {
+        for (int s = 0; s < 2; ++s) {
+          if (p[static_cast<size_t>(s)] == trace::kNoStr) continue;
+          const trace::StrId link_src = (sem == Sem::kLink && s == 1) ? p[0] : trace::kNoStr;
+          path_rule(r, p[static_cast<size_t>(s)], path_role(e, sem, s), link_src);
+        }
+        if (p[0] != trace::kNoStr && p[1] != trace::kNoStr && path_role(e, sem, 0) == PathRole::kExchange)
+          std::swap(path(p[0], true).file, path(p[1], true).file);
       }
-      if (path_role(e, sem, 0) == PathRole::kExchange && p[0] != trace::kNoStr && p[1] != trace::kNoStr)
-        std::swap(path(p[0], true).file, path(p[1], true).file);
     }
 
     const FdRef* refs = c_.fd_refs.data() + c_.fd_refs_begin[r];
@@ -180,13 +182,13 @@ class Inferrer {
     const uint32_t t = c_.thread[r];
     for (const FdRef* f = refs; f != refs_end; ++f) {
       if (f->role != FdRole::kUse) continue;
-      add_user(entry_users_[f->entry], r, t);
+      add_user(entry_users_[f->entry], r, t, false);
       add_user(ofd_users_[c_.fd_entries[f->entry].ofd], r, t);
     }
     for (const FdRef* f = refs; f != refs_end; ++f) {
       if (f->role != FdRole::kCreate) continue;
       const FdEntry& fe = c_.fd_entries[f->entry];
-      add_user(entry_users_[f->entry], r, t);
+      add_user(entry_users_[f->entry], r, t, false);
       if (c_.ofds[fe.ofd].creator == r) {
         add_user(ofd_users_[fe.ofd], r, t);
         // The file is fixed when the fd is opened: later renames/unlinks do not change it.
@@ -221,8 +223,10 @@ class Inferrer {
     return static_cast<uint32_t>(file_users_.size() - 1);
   }
 
-  static void add_user(Users& u, uint32_t r, uint32_t t) {
-    u.inflight.push_back(r);
+  // `completion`: whether last_completed() is ever asked of `u` (not of an fd lifetime's users:
+  // only their last user per thread is read, by the close rule).
+  static void add_user(Users& u, uint32_t r, uint32_t t, bool completion = true) {
+    if (completion) u.inflight.push_back(r);
     for (auto& tu : u.by_thread)
       if (tu.first == t) {
         tu.second = r;

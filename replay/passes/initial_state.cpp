@@ -87,7 +87,7 @@ class Planner {
  public:
   explicit Planner(const PlanTrace& t) : t_(t), procs_(initial_cwd_or_root(t.header)) {}
 
-  InitPlan run();
+  InitPlan run(const EventVisitor& also);
 
  private:
   PathInfo& info(const std::string& p) { return paths_[p]; }
@@ -552,7 +552,7 @@ void Planner::event(const trace::Event& e) {
   }
 }
 
-InitPlan Planner::run() {
+InitPlan Planner::run(const EventVisitor& also) {
   // tid -> pid first, so a fork's child pid is known when the parent's clone is seen (one walk
   // over the events, which are large; the clones are resolved after it).
   // Only the fixed fields are read here (no arguments); the forks are kept by value, since the
@@ -570,7 +570,11 @@ InitPlan Planner::run() {
     if (child != e.pid) parent_of_.try_emplace(child, e.pid);
   }
   CompactEvents::Reader read(t_.events);
-  for (size_t i = 0; i < t_.events.size(); ++i) event(read(i));
+  for (size_t i = 0; i < t_.events.size(); ++i) {
+    const trace::Event& e = read(i);
+    event(e);
+    if (also) also(e);
+  }
 
   // Sizes the trace producer knew (e.g. a workload that created its files before tracing).
   const nlohmann::json& s = t_.header.settings;
@@ -631,6 +635,6 @@ InitPlan Planner::run() {
 
 }  // namespace
 
-InitPlan plan_initial_state(const PlanTrace& trace) { return Planner(trace).run(); }
+InitPlan plan_initial_state(const PlanTrace& trace, const EventVisitor& also) { return Planner(trace).run(also); }
 
 }  // namespace rastro::replay

@@ -17,11 +17,16 @@
 // replay sandbox refuses (SandboxResolver::check) are left out.
 #pragma once
 
+#include <functional>
+
 #include "replay/plan/plan.h"
 #include "trace/model/trace.h"
 
 namespace rastro::replay {
 
-InitPlan plan_initial_state(const PlanTrace& trace);
+// `also` (if set) sees every event of the walk too, in trace order: a pass that needs another
+// whole-trace walk in that order rides on this one instead of decoding the events again.
+using EventVisitor = std::function<void(const trace::Event&)>;
+InitPlan plan_initial_state(const PlanTrace& trace, const EventVisitor& also = {});
 
 }  // namespace rastro::replay

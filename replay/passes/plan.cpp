@@ -1,8 +1,14 @@
 #include "replay/passes/plan.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/topological_sort.hpp>
@@ -24,52 +30,10 @@ int64_t duration(const Request& q) {
   return std::max<int64_t>(0, sat_sub(q.trace_end_ns, q.trace_begin_ns));
 }
 
-Result<Done> run_plan(InferContext& c) {
-  Plan& plan = c.plan;
-  plan.ordering = c.options.ordering;
-  const auto n = static_cast<uint32_t>(c.order.size());
-  release(c.nr, c.pid, c.fd_refs_begin, c.fd_refs, c.fd_entries, c.ofds);  // read by no request below
-  int64_t t0 = 0;
-  if (n > 0) t0 = c.begin_ns[0];
-  plan.requests.resize(n);
-  PlanFigures& fig = plan.figures;
-  fig = PlanFigures{};
-  fig.requests = n;
-  for (uint32_t r = 0; r < n; ++r) {
-    Request& q = plan.requests[r];
-    q.event = c.order[r];
-    q.thread = c.thread[r];
-    q.deps_begin = c.deps_begin[r];
-    q.deps_count = c.deps_begin[r + 1] - c.deps_begin[r];
-    q.trace_begin_ns = c.begin_ns[r] - t0;
-    q.trace_end_ns = (c.status[r] & kStatusUnfinished) ? q.trace_begin_ns : c.end_ns[r] - t0;
-    q.action = c.action[r];
-    q.path[0] = c.paths[r][0];
-    q.path[1] = c.paths[r][1];
-    ++fig.by_action[static_cast<int>(q.action)];
-    if (q.action == RequestAction::kReplay && (c.status[r] & kStatusFailed)) ++fig.failed;
-  }
-  // The plan holds what these said now, and no pass runs after this one: freed before the
-  // figures' own per-request arrays (scale: the peak of inference is in this pass).
-  release(c.order, c.action, c.thread, c.begin_ns, c.end_ns, c.status, c.paths, c.deps_begin);
-  plan.deps = std::move(c.deps);
-  plan.threads = std::move(c.threads);
-  fig.inherited_fds = c.inherited_fds;
-  fig.unresolved_paths = c.unresolved_paths;
-  plan.processes = std::move(c.processes);
-  plan.fd_keys = std::move(c.fd_keys);
-  plan.init = std::move(c.init);
-  plan.uring = std::move(c.uring);
-  plan.trace = std::move(c.trace);
-  return compute_figures(plan);
-}
-
-}  // namespace
-
-namespace {
-
 // The plan's dependencies as (request, dependency) pairs in request order, read in place
-// (no copy of the edge list) by Boost's CSR constructor.
+// (no copy of the edge list) by Boost's CSR constructor. `Requests` is PlanRequests or
+// ColumnRequests.
+template <class Requests>
 class EdgeIter {
  public:
   using iterator_category = std::input_iterator_tag;
@@ -78,8 +42,8 @@ class EdgeIter {
   using pointer = const value_type*;
   using reference = const value_type&;
 
-  EdgeIter(const Plan* p, uint32_t r) : p_(p), r_(r) {
-    if (r_ < p_->requests.size()) k_ = p_->requests[r_].deps_begin;
+  EdgeIter(const Requests* q, const std::vector<Dep>* deps, uint32_t r) : q_(q), deps_(deps), r_(r) {
+    if (r_ < q_->size()) k_ = q_->deps_begin(r_);
     settle();
   }
   const value_type& operator*() const { return cur_; }
@@ -89,30 +53,31 @@ class EdgeIter {
     settle();
     return *this;
   }
-  bool operator==(const EdgeIter& o) const { return r_ == o.r_ && (r_ == p_->requests.size() || k_ == o.k_); }
+  bool operator==(const EdgeIter& o) const { return r_ == o.r_ && (r_ == q_->size() || k_ == o.k_); }
   bool operator!=(const EdgeIter& o) const { return !(*this == o); }
 
  private:
   void settle() {
-    const auto n = p_->requests.size();
-    while (r_ < n && k_ >= p_->requests[r_].deps_begin + p_->requests[r_].deps_count) {
+    const auto n = q_->size();
+    while (r_ < n && k_ >= q_->deps_begin(r_) + q_->deps_count(r_)) {
       ++r_;
-      if (r_ < n) k_ = p_->requests[r_].deps_begin;
+      if (r_ < n) k_ = q_->deps_begin(r_);
     }
-    if (r_ < n) cur_ = {r_, p_->deps[k_].request};
+    if (r_ < n) cur_ = {r_, (*deps_)[k_].request};
   }
-  const Plan* p_;
+  const Requests* q_;
+  const std::vector<Dep>* deps_;
   uint32_t r_;
   uint32_t k_ = 0;
   value_type cur_{};
 };
 
 // LSD radix sort of non-negative times (11-bit digits: the 2048 buckets stay in cache; only as
-// many passes as the largest value needs).
-void radix_sort(std::vector<int64_t>& v) {
+// many passes as the largest value needs). `tmp` is scratch, shared by the two sorts.
+void radix_sort(std::vector<int64_t>& v, std::vector<int64_t>& tmp) {
   if (v.size() < 2) return;
   int64_t hi = *std::max_element(v.begin(), v.end());
-  std::vector<int64_t> tmp(v.size());
+  tmp.resize(v.size());
   std::vector<uint32_t> count(2048);
   for (int shift = 0; shift < 64 && (hi >> shift) != 0; shift += 11) {
     std::fill(count.begin(), count.end(), 0u);
@@ -128,26 +93,34 @@ void radix_sort(std::vector<int64_t>& v) {
   }
 }
 
-}  // namespace
+// The plan's own requests, for figures_of.
+struct PlanRequests {
+  const std::vector<Request>& q;
+  uint32_t size() const { return static_cast<uint32_t>(q.size()); }
+  uint32_t deps_begin(uint32_t r) const { return q[r].deps_begin; }
+  uint32_t deps_count(uint32_t r) const { return q[r].deps_count; }
+  int64_t duration(uint32_t r) const { return rastro::replay::duration(q[r]); }
+};
 
-Result<Done> compute_figures(Plan& plan) {
-  const auto n = static_cast<uint32_t>(plan.requests.size());
-  PlanFigures& fig = plan.figures;
+// The DAG part of the figures (see plan.h).
+template <class Requests>
+Result<Done> figures_of(const Requests& req, const std::vector<Dep>& deps, PlanFigures& fig) {
+  const uint32_t n = req.size();
   std::fill(std::begin(fig.edges_by_kind), std::end(fig.edges_by_kind), 0);
   fig.unconstrained = 0;
   size_t edges = 0;
   bool backwards = true;
   for (uint32_t r = 0; r < n; ++r) {
-    const Request& q = plan.requests[r];
-    if (q.deps_count == 0) ++fig.unconstrained;
-    if (static_cast<uint64_t>(q.deps_begin) + q.deps_count > plan.deps.size())
+    const uint32_t begin = req.deps_begin(r), count = req.deps_count(r);
+    if (count == 0) ++fig.unconstrained;
+    if (static_cast<uint64_t>(begin) + count > deps.size())
       return fail("request " + std::to_string(r) + " has dependencies outside the plan");
-    for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k) {
-      if (plan.deps[k].request >= n) return fail("request " + std::to_string(r) + " depends on a request outside the plan");
-      ++fig.edges_by_kind[static_cast<int>(plan.deps[k].kind)];
-      backwards &= plan.deps[k].request < r;
+    for (uint32_t k = begin; k < begin + count; ++k) {
+      if (deps[k].request >= n) return fail("request " + std::to_string(r) + " depends on a request outside the plan");
+      ++fig.edges_by_kind[static_cast<int>(deps[k].kind)];
+      backwards &= deps[k].request < r;
     }
-    edges += q.deps_count;
+    edges += count;
   }
   // Acyclicity. When every dependency points to an earlier request (inferred plans always do:
   // requests are in begin order) the check above is the proof: each edge lowers the index, so
@@ -160,7 +133,8 @@ Result<Done> compute_figures(Plan& plan) {
     // which is the CSR order.
     using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
                                                      boost::no_property, uint32_t, uint32_t>;
-    Graph g(boost::edges_are_sorted, EdgeIter(&plan, 0), EdgeIter(&plan, n), n, static_cast<uint32_t>(edges));
+    Graph g(boost::edges_are_sorted, EdgeIter<Requests>(&req, &deps, 0), EdgeIter<Requests>(&req, &deps, n), n,
+            static_cast<uint32_t>(edges));
     // Reverse topological order of request->dependency edges = dependencies first.
     topo.reserve(n);
     try {
@@ -172,27 +146,31 @@ Result<Done> compute_figures(Plan& plan) {
 
   // ASAP schedule with traced durations: a request starts when its last dependency finishes.
   std::vector<int64_t> finish(n, 0);
-  std::vector<int64_t> starts, ends;
+  std::vector<int64_t> starts;
   starts.reserve(n);
-  ends.reserve(n);
   int64_t total = 0, critical = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t r = backwards ? i : topo[i];
-    const Request& q = plan.requests[r];
     int64_t start = 0;
-    for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k)
-      start = std::max(start, finish[plan.deps[k].request]);
-    const int64_t d = duration(q);
+    for (uint32_t k = req.deps_begin(r); k < req.deps_begin(r) + req.deps_count(r); ++k)
+      start = std::max(start, finish[deps[k].request]);
+    const int64_t d = req.duration(r);
     finish[r] = sat_add(start, d);  // saturating: hostile traces hold durations near 2^63
     critical = std::max(critical, finish[r]);
     total = sat_add(total, d);
-    if (d > 0) {
-      starts.push_back(start);
-      ends.push_back(finish[r]);
-    }
+    if (d > 0) starts.push_back(start);
   }
-  radix_sort(starts);
-  radix_sort(ends);
+  // The ends of the calls that take time, kept in place of `finish` (no longer read).
+  std::vector<int64_t>& ends = finish;
+  size_t m = 0;
+  for (uint32_t r = 0; r < n; ++r)
+    if (req.duration(r) > 0) ends[m++] = finish[r];
+  ends.resize(m);
+  release(topo);
+  std::vector<int64_t> tmp;
+  radix_sort(starts, tmp);
+  radix_sort(ends, tmp);
+  release(tmp);
   int64_t level = 0, peak = 0;
   for (size_t i = 0, j = 0; i < starts.size();) {
     if (ends[j] <= starts[i]) {  // at equal times a call ends before the next one starts
@@ -209,6 +187,91 @@ Result<Done> compute_figures(Plan& plan) {
   fig.mean_parallelism = critical > 0 ? static_cast<double>(total) / static_cast<double>(critical) : (n > 0 ? 1.0 : 0.0);
   return Done{};
 }
+
+// Hands the pages of v[0, upto) back to the kernel. The plan pass turns the inference columns
+// into Requests a chunk at a time; what it consumed of a column need not stay resident while the
+// Requests grow (scale: otherwise both are, and that is inference's peak). The column is freed
+// whole afterwards and its elements are never read again.
+template <class T>
+void drop_consumed(std::vector<T>& v, size_t upto) {
+  static_assert(std::is_trivially_destructible_v<T>);
+  static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t lo = (reinterpret_cast<uintptr_t>(v.data()) + page - 1) & ~(page - 1);
+  const uintptr_t hi = reinterpret_cast<uintptr_t>(v.data() + upto) & ~(page - 1);
+  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+}
+
+// The inference columns read as the plan's requests will be (for the figures, computed before
+// the Requests exist so that the two are never resident at once).
+struct ColumnRequests {
+  const InferContext& c;
+  int64_t t0;
+  uint32_t size() const { return static_cast<uint32_t>(c.order.size()); }
+  uint32_t deps_begin(uint32_t r) const { return c.deps_begin[r]; }
+  uint32_t deps_count(uint32_t r) const { return c.deps_begin[r + 1] - c.deps_begin[r]; }
+  int64_t duration(uint32_t r) const {
+    if (c.action[r] != RequestAction::kReplay) return 0;
+    const int64_t begin = c.begin_ns[r] - t0;
+    const int64_t end = (c.status[r] & kStatusUnfinished) ? begin : c.end_ns[r] - t0;
+    return std::max<int64_t>(0, sat_sub(end, begin));
+  }
+};
+
+Result<Done> run_plan(InferContext& c) {
+  Plan& plan = c.plan;
+  plan.ordering = c.options.ordering;
+  const auto n = static_cast<uint32_t>(c.order.size());
+  release(c.nr, c.pid, c.fd_refs_begin, c.fd_refs, c.fd_entries, c.ofds);  // read by no request below
+  int64_t t0 = 0;
+  if (n > 0) t0 = c.begin_ns[0];
+  PlanFigures& fig = plan.figures;
+  fig = PlanFigures{};
+  if (auto r = figures_of(ColumnRequests{c, t0}, c.deps, fig); !r.ok()) return r;
+  fig.requests = n;
+  plan.requests.reserve(n);  // (pages become resident as the chunks below fill them)
+  constexpr uint32_t kChunk = 1u << 16;
+  for (uint32_t lo = 0; lo < n; lo += std::min(kChunk, n - lo)) {
+    const uint32_t hi = lo + std::min(kChunk, n - lo);
+    for (uint32_t r = lo; r < hi; ++r) {
+      Request& q = plan.requests.emplace_back();
+      q.event = c.order[r];
+      q.thread = c.thread[r];
+      q.deps_begin = c.deps_begin[r];
+      q.deps_count = c.deps_begin[r + 1] - c.deps_begin[r];
+      q.trace_begin_ns = c.begin_ns[r] - t0;
+      q.trace_end_ns = (c.status[r] & kStatusUnfinished) ? q.trace_begin_ns : c.end_ns[r] - t0;
+      q.action = c.action[r];
+      q.path[0] = c.paths[r][0];
+      q.path[1] = c.paths[r][1];
+      ++fig.by_action[static_cast<int>(q.action)];
+      if (q.action == RequestAction::kReplay && (c.status[r] & kStatusFailed)) ++fig.failed;
+    }
+    drop_consumed(c.order, hi);
+    drop_consumed(c.thread, hi);
+    drop_consumed(c.deps_begin, hi);  // (entry hi is read by the next chunk: on a page kept)
+    drop_consumed(c.begin_ns, hi);
+    drop_consumed(c.end_ns, hi);
+    drop_consumed(c.status, hi);
+    drop_consumed(c.action, hi);
+    drop_consumed(c.paths, hi);
+  }
+  // The plan holds what these said now, and no pass runs after this one.
+  release(c.order, c.action, c.thread, c.begin_ns, c.end_ns, c.status, c.paths, c.deps_begin);
+  plan.deps = std::move(c.deps);
+  plan.threads = std::move(c.threads);
+  fig.inherited_fds = c.inherited_fds;
+  fig.unresolved_paths = c.unresolved_paths;
+  plan.processes = std::move(c.processes);
+  plan.fd_keys = std::move(c.fd_keys);
+  plan.init = std::move(c.init);
+  plan.uring = std::move(c.uring);
+  plan.trace = std::move(c.trace);
+  return Done{};
+}
+
+}  // namespace
+
+Result<Done> compute_figures(Plan& plan) { return figures_of(PlanRequests{plan.requests}, plan.deps, plan.figures); }
 
 Pass CreatePlanPass() {
   return Pass{"plan", {"requests", "paths", "initial_state", "fds", "fd_keys", "processes", "deps", "uring"}, {"plan"}, run_plan};

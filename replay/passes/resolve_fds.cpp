@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "replay/passes/fd_keys.h"
 #include "replay/passes/fd_reuse.h"
 #include "replay/passes/process_table.h"
@@ -23,7 +25,9 @@ struct EntrySlot {
 
 class FdResolver {
  public:
-  explicit FdResolver(InferContext& c) : c_(c), read_(c.trace.events), table_(trace::kNoStr) {
+  // c.processes (resolve_paths) become the seeds with their inherited fds as keys.
+  explicit FdResolver(InferContext& c)
+      : c_(c), read_(c.trace.events), keys_(c.trace, c.order, c.processes), table_(trace::kNoStr) {
     table_.learn_births(c.trace, c.nr, c.order, [](int nr) { return semantics(nr) == Sem::kClone; });
   }
 
@@ -31,12 +35,22 @@ class FdResolver {
     const auto n = c_.order.size();
     c_.fd_refs_begin.assign(n + 1, 0);
     c_.fd_refs.reserve(n + n / 4);
+    // One decode of each event serves both the lifetime entries and the fd keys.
     for (uint32_t r = 0; r < n; ++r) {
       c_.fd_refs_begin[r] = static_cast<uint32_t>(c_.fd_refs.size());
-      visit(r);
+      if (trace::syscall_by_nr(c_.nr[r]) == nullptr) {  // no fds known: nothing to decode
+        keys_.skip();
+        continue;
+      }
+      const trace::Event& e = read_(c_.order[r]);
+      keys_.add(r, e);
+      if (c_.ordered_as_success(r) && touches_fds(c_.nr[r])) visit(r, e);  // not failed, unfinished
     }
     c_.fd_refs_begin[n] = static_cast<uint32_t>(c_.fd_refs.size());
+    c_.fd_keys = keys_.take();
   }
+
+  bool too_many_entries() const { return too_many_; }
 
  private:
   uint32_t new_ofd(trace::StrId path, uint32_t creator) {
@@ -44,6 +58,8 @@ class FdResolver {
     return static_cast<uint32_t>(c_.ofds.size() - 1);
   }
   uint32_t new_entry(uint32_t creator, uint32_t ofd) {
+    // (beyond the limit the pass fails after the walk; until then entry numbers only wrap)
+    if (c_.fd_entries.size() >= kMaxFdEntries) too_many_ = true;
     c_.fd_entries.push_back(FdEntry{creator, ofd});
     return static_cast<uint32_t>(c_.fd_entries.size() - 1);
   }
@@ -66,9 +82,7 @@ class FdResolver {
     return it->second.entry;
   }
 
-  void visit(uint32_t r) {
-    if (!c_.ordered_as_success(r) || !touches_fds(c_.nr[r])) return;  // failed, unfinished, unknown, no fds
-    const trace::Event& e = read_(c_.order[r]);
+  void visit(uint32_t r, const trace::Event& e) {
     const Sem sem = semantics(e.nr);
     const FdEffects fx = fd_effects(e, sem);
     auto& proc = process(e.pid);
@@ -161,6 +175,8 @@ class FdResolver {
 
   InferContext& c_;
   CompactEvents::Reader read_;  // the event being visited
+  FdKeyAssigner keys_;
+  bool too_many_ = false;  // more fd lifetimes than an FdRef can name
   std::vector<EarlyRelease> early_;
   TracedProcessTable<EntrySlot> table_;
   int32_t last_pid_ = 0;
@@ -168,15 +184,16 @@ class FdResolver {
 };
 
 Result<Done> run_resolve_fds(InferContext& c) {
-  FdResolver(c).run();
-  c.fd_keys = compute_fd_keys(c.trace, c.order, &c.processes);
+  FdResolver fds(c);
+  fds.run();
+  if (fds.too_many_entries()) return fail(fmt::format("trace has too many fd lifetimes for one plan (at most {})", kMaxFdEntries));
   return Done{};
 }
 
 }  // namespace
 
 Pass CreateResolveFdsPass() {
-  return Pass{"resolve_fds", {"requests", "paths"}, {"fds", "fd_keys", "processes"}, run_resolve_fds};
+  return Pass{"resolve_fds", {"requests", "paths", "processes"}, {"fds", "fd_keys"}, run_resolve_fds};
 }
 
 }  // namespace rastro::replay

@@ -4,9 +4,10 @@
 // close-on-exec fd). A fork child's table is a copy of its parent's (same creators, same open
 // file descriptions); CLONE_FILES shares one table. An fd used without a traced creator (0/1/2,
 // or opened before the capture started) gets an entry with no creator, counted as inherited.
-// Then, for the replayers, the process seeds and one fd key per lifetime per request
-// (fd_keys.h), which the plan pass stores in the Plan.
-// Reads: requests, paths. Produces: fds, fd_keys, processes.
+// In the same walk, for the replayers, one fd key per lifetime per request (fd_keys.h's
+// FdKeyAssigner; the process seeds' inherited fds become keys), which the plan pass stores in the
+// Plan.
+// Reads: requests, paths, processes. Produces: fds, fd_keys.
 #pragma once
 
 #include "replay/passes/pass_manager.h"

@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "replay/passes/fd_keys.h"
 #include "replay/passes/initial_cwd.h"
 #include "replay/passes/initial_state.h"
 #include "replay/passes/process_table.h"
@@ -175,14 +176,17 @@ class Resolver {
 
 Result<Done> run_resolve_paths(InferContext& c) {
   Resolver(c).run();
-  c.init = plan_initial_state(c.trace);
+  // The process seeds (for resolve_fds) from the same walk over the trace.
+  SeedCollector seeds;
+  c.init = plan_initial_state(c.trace, [&seeds](const trace::Event& e) { seeds.add(e); });
+  c.processes = seeds.take(c.trace.header);
   return Done{};
 }
 
 }  // namespace
 
 Pass CreateResolvePathsPass() {
-  return Pass{"resolve_paths", {"requests"}, {"paths", "initial_state"}, run_resolve_paths};
+  return Pass{"resolve_paths", {"requests"}, {"paths", "initial_state", "processes"}, run_resolve_paths};
 }
 
 }  // namespace rastro::replay

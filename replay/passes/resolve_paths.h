@@ -4,10 +4,11 @@
 // the fd's recorded path, as strace -y prints it). The initial cwd is initial_cwd.h's rule (the
 // header's "cwd" in settings, environment or extra); without one, relative names resolve against
 // "/" and are counted as unresolved. Then plans the initial file-system state (initial_state.h)
-// under the same cwd rule, which the plan pass stores in the Plan.
+// under the same cwd rule, which the plan pass stores in the Plan; that walk over every event
+// also collects the process seeds (fd_keys.h's SeedCollector) for resolve_fds.
 // Lexical: ".." removes the previous component without following symlinks, as the replay
 // sandbox will see the same names.
-// Reads: requests. Produces: paths, initial_state.
+// Reads: requests. Produces: paths, initial_state, processes.
 #pragma once
 
 #include <string>

@@ -35,8 +35,9 @@ Result<Done> run_uring_batches(InferContext& c) {
   const auto n = static_cast<uint32_t>(c.order.size());
   UringPlan& u = c.uring;
   u = UringPlan{};
+  if (!(c.trace.events.flags_union() & trace::kEventUring)) return Done{};  // (no event to read)
   auto ring = [&](uint32_t r) {
-    if (c.action[r] != RequestAction::kReplay) return false;
+    if (c.action[r] != RequestAction::kReplay || !is_ring_call(trace::kEventUring, c.nr[r])) return false;
     const CompactEvents::Fields f = c.trace.events.fields(c.order[r]);
     return is_ring_call(f.flags, f.nr);
   };

@@ -54,7 +54,8 @@ constexpr size_t kMaxRecordBytes = 256;  // a record's worst case is ~240 bytes 
 
 CompactEvents::CompactEvents(const CompactEvents& o)
     : used_(o.used_), group_offset_(o.group_offset_), group_begin_(o.group_begin_),
-      offset_in_group_(o.offset_in_group_), threads_(o.threads_), thread_index_(o.thread_index_), size_(o.size_) {
+      offset_in_group_(o.offset_in_group_), threads_(o.threads_), thread_index_(o.thread_index_), size_(o.size_),
+      flags_union_(o.flags_union_) {
   for (size_t k = 0; k < o.chunks_.size(); ++k) {
     chunks_.push_back(std::make_unique_for_overwrite<uint8_t[]>(kChunkBytes));
     std::memcpy(chunks_.back().get(), o.chunks_[k].get(), k + 1 == o.chunks_.size() ? o.used_ : kChunkBytes);
@@ -84,6 +85,7 @@ void CompactEvents::push_back(const trace::Event& e) {
   if (e.name != trace::kNoStr) mask |= kHasName;
   if (implied == nullptr) mask |= kHasTypes;
   if (e.flags != 0) mask |= kHasFlags;
+  flags_union_ |= e.flags;
   if (e.planned_ns != 0 || e.expected_rvalue != 0 || e.raw_end_ns != 0) mask |= kHasReplay;
   if (e.offcpu_ns != 0 || e.vol_switches != 0 || e.invol_switches != 0) mask |= kHasOffCpu;
   if (e.uring_user_data != 0 || e.uring_enter_ns != 0) mask |= kHasUring;

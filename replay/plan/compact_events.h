@@ -73,6 +73,10 @@ class CompactEvents {
     int args_set_ = 0;  // e_.args[0, args_set_) may hold the previous event's arguments
   };
 
+  // The union of every event's flags: a pass looking for rare events (io_uring) that none has
+  // need not read any.
+  uint32_t flags_union() const { return flags_union_; }
+
   // Bytes held (arena chunks, offsets, group and thread tables), for the scale measurements.
   size_t memory_bytes() const;
 
@@ -117,6 +121,7 @@ class CompactEvents {
   std::vector<std::pair<int32_t, int32_t>> threads_;  // (pid, tid) by thread index
   std::unordered_map<uint64_t, uint32_t> thread_index_;
   size_t size_ = 0;
+  uint32_t flags_union_ = 0;
   std::string scratch_;  // one record being encoded
 };
 

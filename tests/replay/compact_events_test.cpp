@@ -185,5 +185,25 @@ TEST(CompactEvents, ManyEventsSpanChunksAndStaySmall) {
   for (size_t i = 0; i < v.size(); i += 997) EXPECT_EQ(copy[i], v[i]);
 }
 
+// uring_batches skips its walk when no event has kEventUring: the union must see every event's
+// flags, and survive a copy.
+TEST(CompactEvents, FlagsUnionIsEveryEventsFlagsOred) {
+  CompactEvents v;
+  EXPECT_EQ(v.flags_union(), 0u);
+  trace::Event e;
+  e.nr = SYS_read;
+  v.push_back(e);
+  EXPECT_EQ(v.flags_union(), 0u);
+  e.flags = trace::kEventUnfinished;
+  v.push_back(e);
+  e.flags = trace::kEventUring;
+  v.push_back(e);
+  e.flags = 0;
+  v.push_back(e);
+  EXPECT_EQ(v.flags_union(), trace::kEventUnfinished | trace::kEventUring);
+  const CompactEvents copy(v);
+  EXPECT_EQ(copy.flags_union(), trace::kEventUnfinished | trace::kEventUring);
+}
+
 }  // namespace
 }  // namespace rastro::replay

@@ -422,6 +422,33 @@ TEST(InferenceFigures, ForwardDependencyWithoutCycleIsScheduledAfterIt) {
   EXPECT_EQ(p.figures.edges_by_kind[static_cast<int>(EdgeKind::kPath)], 1u);
 }
 
+// The plan pass computes the figures from its columns before the Requests exist; recomputed from
+// the finished plan (compute_figures, as for a plan read back) they must not change. Overlapping
+// threads, a failed call, a skipped unknown call and an unfinished one.
+TEST(InferenceFigures, FromTheColumnsEqualThoseOfTheFinishedPlan) {
+  for (Ordering o : {Ordering::kThread, Ordering::kFs, Ordering::kTemporal}) {
+    PlanTraceBuilder b;
+    b.add(1, 1, 0, 30, "openat", {-100, "/a", 0100, 0644}, 3);
+    b.add(1, 2, 10, 50, "stat", {"/a", 0}, 0);
+    b.add(1, 1, 40, 45, "write", {3, "", 4}, 4);
+    b.add(1, 2, 55, 60, "stat", {"/missing", 0}, -2);
+    b.add(1, 3, 20, 90, "no_such_call", {}, 0);
+    b.add(1, 1, 60, 100, "close", {3}, 0);
+    const size_t last = b.add(1, 3, 95, 95, "read", {3, "", 4}, 0);
+    b.trace().events[last].flags |= trace::kEventUnfinished;
+    Plan p = infer(b.take(), o);
+    const PlanFigures from_columns = p.figures;
+    ASSERT_TRUE(compute_figures(p).ok());
+    const PlanFigures& again = p.figures;
+    for (int k = 0; k < kEdgeKinds; ++k) EXPECT_EQ(from_columns.edges_by_kind[k], again.edges_by_kind[k]) << k;
+    EXPECT_EQ(from_columns.critical_path_ns, again.critical_path_ns);
+    EXPECT_EQ(from_columns.max_parallelism, again.max_parallelism);
+    EXPECT_EQ(from_columns.mean_parallelism, again.mean_parallelism);
+    EXPECT_EQ(from_columns.unconstrained, again.unconstrained);
+    EXPECT_GT(from_columns.critical_path_ns, 0);
+  }
+}
+
 // Fuzz finding F6 (docs/reliability.md): a trace with timestamps near 2^63 overflowed the plan
 // figures' sums of durations (signed overflow, undefined behaviour: UBSan in the sanitizer build
 // aborts here on a regression). They saturate now, so the figures stay non-negative.
