@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -203,6 +204,14 @@ void drop_consumed(std::vector<T>& v, size_t upto) {
 
 // The inference columns read as the plan's requests will be (for the figures, computed before
 // the Requests exist so that the two are never resident at once).
+// Request r's traced begin and end relative to the trace's first begin t0. Saturating: t0 and a
+// later begin are untrusted (a hostile trace can hold -2^63 and 2^63-1), and a plain difference
+// would be signed overflow. An unfinished call ends where it begins.
+std::pair<int64_t, int64_t> relative_times(const InferContext& c, uint32_t r, int64_t t0) {
+  const int64_t begin = sat_sub(c.begin_ns[r], t0);
+  return {begin, (c.status[r] & kStatusUnfinished) ? begin : sat_sub(c.end_ns[r], t0)};
+}
+
 struct ColumnRequests {
   const InferContext& c;
   int64_t t0;
@@ -211,8 +220,7 @@ struct ColumnRequests {
   uint32_t deps_count(uint32_t r) const { return c.deps_begin[r + 1] - c.deps_begin[r]; }
   int64_t duration(uint32_t r) const {
     if (c.action[r] != RequestAction::kReplay) return 0;
-    const int64_t begin = c.begin_ns[r] - t0;
-    const int64_t end = (c.status[r] & kStatusUnfinished) ? begin : c.end_ns[r] - t0;
+    const auto [begin, end] = relative_times(c, r, t0);
     return std::max<int64_t>(0, sat_sub(end, begin));
   }
 };
@@ -238,8 +246,7 @@ Result<Done> run_plan(InferContext& c) {
       q.thread = c.thread[r];
       q.deps_begin = c.deps_begin[r];
       q.deps_count = c.deps_begin[r + 1] - c.deps_begin[r];
-      q.trace_begin_ns = c.begin_ns[r] - t0;
-      q.trace_end_ns = (c.status[r] & kStatusUnfinished) ? q.trace_begin_ns : c.end_ns[r] - t0;
+      std::tie(q.trace_begin_ns, q.trace_end_ns) = relative_times(c, r, t0);
       q.action = c.action[r];
       q.path[0] = c.paths[r][0];
       q.path[1] = c.paths[r][1];
