@@ -116,7 +116,13 @@ Result<bool> FsLoader::add_task(pid_t tid, bool active) {
   // (Linux 6.9; O_EXCL's value), tried second so process leaders work on older kernels too.
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, tid, 0));
   if (pidfd < 0 && errno == EINVAL) pidfd = static_cast<int>(::syscall(SYS_pidfd_open, tid, 0x80));
-  if (pidfd < 0) return fail(fmt::format("ebpf: pidfd_open({}): {}", tid, std::strerror(errno)));
+  if (pidfd < 0) {
+    const int saved = errno;
+    // A thread that exited between being listed (/proc/PID/task) and now makes no more calls:
+    // not traced, like a zombie below, rather than an error (the kernel says ESRCH or ENOENT).
+    if (!task_is_running(tid)) return false;
+    return fail(fmt::format("ebpf: pidfd_open({}): {}", tid, std::strerror(saved)));
+  }
   std::vector<char> value(bpf_map__value_size(skel_->maps.tasks), 0);
   __u32 state = active ? FS_TASK_ACTIVE : FS_TASK_PENDING;
   std::memcpy(value.data(), &state, sizeof state);
