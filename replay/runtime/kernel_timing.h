@@ -1,0 +1,32 @@
+// `--time-with ebpf`: each executed replayed call timed in the kernel, like the capture timed it.
+// While the replay ran, the eBPF capture's probes recorded every syscall of the replayer's threads
+// (capture/ebpf/self_call_timer.h); here each executed request gets the kernel call made inside
+// its user-space [begin, end] (request_runner.h: the clock reads around the syscall), and its
+// record's begin/end become that call's sys_enter/sys_exit. Same clock: bpf_ktime_get_ns() is
+// CLOCK_MONOTONIC, what monotonic_ns() reads.
+//
+// Which kernel call: the engines do not say which OS thread ran a request (the coordinator's
+// workers take any request), so the match is by containment. Per OS thread, the calls inside the
+// span: a thread with exactly one of the traced call's number qualifies first; failing that, a
+// thread with exactly one call of any number (the replayer issued an equivalent call: stat as
+// newfstatat, open as openat). One qualifying thread: matched. Several (concurrent threads
+// inside one long call): the OS thread that ran this plan thread's unambiguous requests, when
+// all of them ran on one (workers and compiled replayers: one OS thread per plan thread).
+// Otherwise the request keeps its user-space times and is counted, by reason — never silently.
+#pragma once
+
+#include <span>
+
+#include "capture/ebpf/self_call_timer.h"
+#include "replay/plan/plan.h"
+#include "replay/runtime/kernel_timing_report.h"
+#include "replay/runtime/replay_output.h"
+
+namespace rastro::replay {
+
+
+// Rewrites begin/end of the matched records (see above); `times.calls` may be in any order.
+KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord> records,
+                                       capture::ebpf::SelfCallTimes times);
+
+}  // namespace rastro::replay

@@ -1,0 +1,135 @@
+// apply_kernel_timing (kernel_timing.h) on hand-made records and kernel calls: which call each
+// executed request gets, and every reason a request keeps its user-space times.
+#include "replay/runtime/kernel_timing.h"
+
+#include <sys/syscall.h>
+
+#include <gtest/gtest.h>
+
+#include "replay_test_util.h"
+#include "trace_builder_plan.h"
+
+namespace rastro::replay {
+namespace {
+
+using capture::ebpf::KernelCall;
+using capture::ebpf::SelfCallTimes;
+
+// Two traced threads (tids 10, 11), each: pread64 then fstat.
+Plan two_thread_plan() {
+  testing::PlanTraceBuilder b;
+  b.add(1, 10, 100, 200, "pread64", {3, int64_t{0}, 10, 0}, 10);
+  b.add(1, 11, 110, 210, "pread64", {3, int64_t{0}, 10, 0}, 10);
+  b.add(1, 10, 300, 400, "fstat", {3, int64_t{0}}, 0);
+  b.add(1, 11, 310, 410, "fstat", {3, int64_t{0}}, 0);
+  return testing::hand_plan(b.take(), false);
+}
+
+RequestRecord user_span(int64_t begin, int64_t end) {
+  RequestRecord r;
+  r.begin_ns = begin;
+  r.end_ns = end;
+  return r;
+}
+
+TEST(KernelTiming, EachRequestGetsTheCallInsideItsSpanOnItsThread) {
+  Plan plan = two_thread_plan();
+  // Requests 0 and 2 ran on OS thread 500, 1 and 3 on 501; the spans of 0 and 1 overlap.
+  std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(1500, 2500), user_span(3000, 4000),
+                                    user_span(3000, 4000)};
+  SelfCallTimes t;
+  t.calls = {{500, SYS_pread64, 1100, 1900}, {501, SYS_pread64, 1600, 2400}, {500, SYS_futex, 900, 950},
+             {500, SYS_fstat, 3100, 3200}, {501, SYS_fstat, 3300, 3900}};
+  KernelTimingReport rep = apply_kernel_timing(plan, rec, t);
+  EXPECT_EQ(rep.executed, 4u);
+  EXPECT_EQ(rep.matched, 4u);
+  EXPECT_EQ(rep.matched_other_nr, 0u);
+  EXPECT_EQ(rep.kernel_calls, 5u);
+  EXPECT_EQ(rec[0].begin_ns, 1100);
+  EXPECT_EQ(rec[0].end_ns, 1900);
+  EXPECT_EQ(rec[1].begin_ns, 1600);
+  EXPECT_EQ(rec[1].end_ns, 2400);
+  // Requests 2 and 3 have identical spans holding both fstats: each takes its plan thread's OS
+  // thread, learnt from requests 0 and 1.
+  EXPECT_EQ(rec[2].begin_ns, 3100);
+  EXPECT_EQ(rec[3].begin_ns, 3300);
+  EXPECT_EQ(rep.ambiguous, 0u);
+}
+
+TEST(KernelTiming, AnEquivalentSyscallIsTakenWhenItIsTheOnlyCallInTheSpan) {
+  Plan plan = two_thread_plan();
+  std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(5000, 6000), user_span(3000, 4000),
+                                    user_span(7000, 8000)};
+  SelfCallTimes t;
+  // fstat replayed as newfstatat; request 3's span holds two calls of other numbers: unmatched.
+  t.calls = {{500, SYS_pread64, 1100, 1900}, {501, SYS_pread64, 5100, 5900}, {500, SYS_newfstatat, 3100, 3200},
+             {501, SYS_openat, 7100, 7200}, {501, SYS_newfstatat, 7300, 7400}};
+  KernelTimingReport rep = apply_kernel_timing(plan, rec, t);
+  EXPECT_EQ(rep.matched, 3u);
+  EXPECT_EQ(rep.matched_other_nr, 1u);
+  EXPECT_EQ(rec[2].begin_ns, 3100);
+  EXPECT_EQ(rep.ambiguous, 1u);
+  EXPECT_EQ(rec[3].begin_ns, 7000);  // kept
+  EXPECT_EQ(rep.unmatched(), 1u);
+}
+
+TEST(KernelTiming, ACallOutsideTheSpanOrAnIoUringEnterIsNeverTaken) {
+  Plan plan = two_thread_plan();
+  std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(5000, 6000), user_span(3000, 4000),
+                                    user_span(7000, 8000)};
+  SelfCallTimes t;
+  t.calls = {{500, SYS_pread64, 900, 1900},     // begins before the span
+             {501, SYS_pread64, 5100, 6100},    // ends after it
+             {500, SYS_io_uring_enter, 3100, 3200}};
+  t.lost = 7;
+  KernelTimingReport rep = apply_kernel_timing(plan, rec, t);
+  EXPECT_EQ(rep.matched, 0u);
+  EXPECT_EQ(rep.no_kernel_call, 4u);
+  EXPECT_EQ(rep.lost, 7u);
+  EXPECT_EQ(rec[0].begin_ns, 1000);
+  EXPECT_EQ(rec[1].end_ns, 6000);
+  EXPECT_EQ(rec[2].begin_ns, 3000);
+}
+
+TEST(KernelTiming, SkippedEmulatedAndRingRequestsKeepTheirTimes) {
+  Plan plan = two_thread_plan();
+  std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(5000, 6000), user_span(3000, 4000),
+                                    user_span(7000, 8000)};
+  rec[0].skip = SkipReason::kUnsupported;
+  rec[0].flags = trace::kEventSkipped;
+  rec[1].emulated = true;
+  rec[2].flags = trace::kEventUring;
+  SelfCallTimes t;
+  t.calls = {{500, SYS_pread64, 1100, 1900}, {501, SYS_pread64, 5100, 5900}, {500, SYS_fstat, 3100, 3200},
+             {501, SYS_fstat, 7100, 7200}};
+  KernelTimingReport rep = apply_kernel_timing(plan, rec, t);
+  EXPECT_EQ(rep.not_executed, 3u);
+  EXPECT_EQ(rep.executed, 1u);
+  EXPECT_EQ(rep.matched, 1u);
+  EXPECT_EQ(rec[0].begin_ns, 1000);
+  EXPECT_EQ(rec[1].begin_ns, 5000);
+  EXPECT_EQ(rec[2].begin_ns, 3000);
+  EXPECT_EQ(rec[3].begin_ns, 7100);
+}
+
+TEST(KernelTiming, WithoutAKnownOsThreadOverlappingSameCallsStayAmbiguous) {
+  // One traced thread whose requests ran on two OS threads (the coordinator engine): the OS
+  // thread is not known, and a span holding two preads of different threads cannot be decided.
+  testing::PlanTraceBuilder b;
+  b.add(1, 10, 100, 200, "pread64", {3, int64_t{0}, 10, 0}, 10);
+  b.add(1, 10, 300, 400, "pread64", {3, int64_t{0}, 10, 0}, 10);
+  b.add(1, 10, 500, 600, "pread64", {3, int64_t{0}, 10, 0}, 10);
+  Plan plan = testing::hand_plan(b.take(), false);
+  std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(3000, 4000), user_span(5000, 6000)};
+  SelfCallTimes t;
+  t.calls = {{500, SYS_pread64, 1100, 1900}, {501, SYS_pread64, 3100, 3900},
+             {500, SYS_pread64, 5100, 5200}, {501, SYS_pread64, 5300, 5400}};
+  KernelTimingReport rep = apply_kernel_timing(plan, rec, t);
+  EXPECT_EQ(rep.matched, 2u);
+  EXPECT_EQ(rep.ambiguous, 1u);
+  EXPECT_EQ(rec[2].begin_ns, 5000);
+  EXPECT_NE(rep.to_text().find("1 ambiguous"), std::string::npos) << rep.to_text();
+}
+
+}  // namespace
+}  // namespace rastro::replay
