@@ -28,7 +28,7 @@ struct ThreadCalls {
 struct Candidates {
   uint32_t same_nr = kNone;
   uint32_t any = kNone;
-  uint32_t count = 0;  // calls inside, io_uring_enter aside
+  uint32_t count = 0;  // calls inside, the helpers aside
 };
 
 Candidates candidates_in(const ThreadCalls& t, int64_t begin, int64_t end, int32_t nr) {
@@ -40,8 +40,11 @@ Candidates candidates_in(const ThreadCalls& t, int64_t begin, int64_t end, int32
     if (it->end_ns > end) continue;
     const auto idx = static_cast<uint32_t>(t.offset + static_cast<size_t>(it - t.calls.begin()));
     if (it->nr == nr && same++ == 0) c.same_nr = idx;
-    // A call issued through a ring has only its io_uring_enter inside: never "the" call.
-    if (it->nr != SYS_io_uring_enter && all++ == 0) c.any = idx;
+    // Never "the" call: a ring request's io_uring_enter, and the close of the O_PATH fd the
+    // sandbox resolved a name to, inside the timed region of a call on a name (docs/replay.md,
+    // "Timed region").
+    const bool helper = it->nr == SYS_io_uring_enter || (it->nr == SYS_close && nr != SYS_close);
+    if (!helper && all++ == 0) c.any = idx;
   }
   if (same != 1) c.same_nr = kNone;
   if (all != 1) c.any = kNone;

@@ -73,6 +73,22 @@ TEST(KernelTiming, AnEquivalentSyscallIsTakenWhenItIsTheOnlyCallInTheSpan) {
   EXPECT_EQ(rep.unmatched(), 1u);
 }
 
+TEST(KernelTiming, TheSandboxsCloseAfterACallOnANameIsNotTheCall) {
+  testing::PlanTraceBuilder b;
+  b.add(1, 10, 100, 200, "mkdir", {std::string("/d"), 0755}, 0);
+  b.add(1, 10, 300, 400, "close", {3}, 0);
+  Plan plan = testing::hand_plan(b.take(), false);
+  std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(3000, 4000)};
+  SelfCallTimes t;
+  t.calls = {{500, SYS_mkdirat, 1100, 1500}, {500, SYS_close, 1600, 1700}, {500, SYS_close, 3100, 3200}};
+  KernelTimingReport rep = apply_kernel_timing(plan, rec, t);
+  EXPECT_EQ(rep.matched, 2u);
+  EXPECT_EQ(rep.matched_other_nr, 1u);
+  EXPECT_EQ(rec[0].begin_ns, 1100);
+  EXPECT_EQ(rec[0].end_ns, 1500);
+  EXPECT_EQ(rec[1].begin_ns, 3100);
+}
+
 TEST(KernelTiming, ACallOutsideTheSpanOrAnIoUringEnterIsNeverTaken) {
   Plan plan = two_thread_plan();
   std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(5000, 6000), user_span(3000, 4000),
