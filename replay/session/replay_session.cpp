@@ -34,7 +34,9 @@ std::string_view call_timer_name(CallTimer t) { return t == CallTimer::kEbpf ? "
 void require_call_timer(const SessionOptions& o) {
   if (o.time_with != CallTimer::kEbpf) return;
   std::string why;
-  for (const std::string& m : capture::ebpf::EbpfBackend().missing_requirements()) why += "\n  missing: " + m;
+  // The cheap checks only: SelfCallTimer::start loads the programs once, and names what the
+  // kernel refused if it does.
+  for (const std::string& m : capture::ebpf::missing_privileges()) why += "\n  missing: " + m;
   if (!why.empty())
     throw Error("--time-with ebpf: the eBPF capture's probes cannot time this replay (use --time-with user, the "
                 "default):" + why);

@@ -43,8 +43,9 @@ struct SessionOptions {
 // Runs the plan in the sandbox; the engine must be ready for a prepared root.
 using EngineRunner = std::function<EngineResult(const Plan&, const SandboxResolver&, const EngineOptions&)>;
 
-// --time-with ebpf where the eBPF probes cannot run: throws rastro::Error naming what is missing
-// (capabilities, kernel BTF), before anything is written. Nothing to check for user-space timing.
+// --time-with ebpf without what the eBPF probes need (capabilities, kernel BTF): throws
+// rastro::Error naming it, before anything is written. What only loading the programs can tell
+// (the verifier) fails later, when the timer starts. Nothing to check for user-space timing.
 void require_call_timer(const SessionOptions& options);
 
 // Applies the root rules of root_guard.h (a missing root is created and marked; a non-empty one
