@@ -52,10 +52,33 @@ Candidates candidates_in(const ThreadCalls& t, int64_t begin, int64_t end, int32
   return c;
 }
 
+// The sandbox's path walks on `t` inside [from, to]: its openat2 calls no request took yet
+// (kernel_timing.h). `take`: mark them taken.
+struct Walk {
+  int64_t ns = 0;        // their durations, summed
+  int64_t last_end = 0;  // the last one's sys_exit
+  uint32_t n = 0;
+};
+
+Walk walk_in(const ThreadCalls& t, int64_t from, int64_t to, std::vector<bool>& used, bool take) {
+  Walk w;
+  auto it = std::lower_bound(t.calls.begin(), t.calls.end(), from,
+                             [](const KernelCall& k, int64_t b) { return k.begin_ns < b; });
+  for (; it != t.calls.end() && it->begin_ns <= to; ++it) {
+    const size_t idx = t.offset + static_cast<size_t>(it - t.calls.begin());
+    if (it->nr != SYS_openat2 || it->end_ns > to || used[idx]) continue;
+    w.ns += it->end_ns - it->begin_ns;
+    w.last_end = it->end_ns;
+    ++w.n;
+    if (take) used[idx] = true;
+  }
+  return w;
+}
+
 }  // namespace
 
 KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord> records,
-                                       capture::ebpf::SelfCallTimes times) {
+                                       capture::ebpf::SelfCallTimes times, std::span<const int64_t> issued_ns) {
   KernelTimingReport rep;
   rep.kernel_calls = times.calls.size();
   rep.lost = times.lost;
@@ -75,6 +98,15 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
     i = j;
   }
   std::vector<bool> used(calls.size(), false);
+  auto thread_of = [&threads](int32_t tid) -> const ThreadCalls* {
+    auto t = std::lower_bound(threads.begin(), threads.end(), tid,
+                              [](const ThreadCalls& x, int32_t v) { return x.tid < v; });
+    return t != threads.end() && t->tid == tid ? &*t : nullptr;
+  };
+  // Where request r's resolution may lie: [issued, narrowed begin), or nothing (kernel_timing.h).
+  auto has_walk_window = [&](uint32_t r) {
+    return r < issued_ns.size() && issued_ns[r] > 0 && issued_ns[r] < records[r].begin_ns;
+  };
 
   // The OS thread each plan thread's unambiguous requests ran on: 0 unknown, -1 several.
   std::vector<int32_t> os_tid(plan.threads.size(), 0);
@@ -84,13 +116,26 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
       return;
     }
     used[idx] = true;
-    records[r].begin_ns = calls[idx].begin_ns;
+    Walk w;
+    if (has_walk_window(r)) w = walk_in(*thread_of(calls[idx].tid), issued_ns[r], records[r].begin_ns, used, true);
     records[r].end_ns = calls[idx].end_ns;
+    records[r].begin_ns = calls[idx].end_ns - (calls[idx].end_ns - calls[idx].begin_ns) - w.ns;
     ++rep.matched;
     if (!same_nr) ++rep.matched_other_nr;
+    if (w.n > 0) ++rep.with_walk;
+  };
+  // No call in the span, only a walk before it (a failed resolution): the walk is the kernel time.
+  auto assign_walk = [&](uint32_t r, const ThreadCalls& t) {
+    Walk w = walk_in(t, issued_ns[r], records[r].begin_ns, used, true);
+    records[r].begin_ns = w.last_end - w.ns;
+    records[r].end_ns = w.last_end;
+    ++rep.matched;
+    ++rep.matched_other_nr;
+    ++rep.with_walk;
+    ++rep.walk_only;
   };
 
-  std::vector<uint32_t> undecided;
+  std::vector<uint32_t> undecided, walk_only;
   for (uint32_t r = 0; r < records.size(); ++r) {
     const RequestRecord& rec = records[r];
     const Request& q = plan.requests[r];
@@ -120,7 +165,10 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
       assign(r, by_any, calls[by_any].nr == nr);
       tid = tid_any;
     } else if (n_by_nr == 0 && n_by_any == 0) {
-      ++(some_call ? rep.ambiguous : rep.no_kernel_call);  // several calls of other numbers, or none
+      if (!some_call && has_walk_window(r))
+        walk_only.push_back(r);  // decided once the OS threads are known
+      else
+        ++(some_call ? rep.ambiguous : rep.no_kernel_call);  // several calls of other numbers, or none
     } else {
       undecided.push_back(r);
     }
@@ -146,6 +194,21 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
     else
       ++rep.ambiguous;
   }
+  for (uint32_t r : walk_only) {
+    // The one OS thread that walked inside the request's window; several: the plan thread's.
+    const ThreadCalls* walked = nullptr;
+    uint32_t n = 0;
+    for (const ThreadCalls& t : threads)
+      if (walk_in(t, issued_ns[r], records[r].begin_ns, used, false).n > 0 && n++ == 0) walked = &t;
+    if (n > 1) {
+      walked = thread_of(os_tid[plan.requests[r].thread]);
+      if (walked && walk_in(*walked, issued_ns[r], records[r].begin_ns, used, false).n == 0) walked = nullptr;
+    }
+    if (walked)
+      assign_walk(r, *walked);
+    else
+      ++rep.no_kernel_call;
+  }
   return rep;
 }
 
@@ -154,6 +217,8 @@ nlohmann::json KernelTimingReport::to_json() const {
           {"executed", executed},
           {"matched", matched},
           {"matched_other_nr", matched_other_nr},
+          {"with_walk", with_walk},
+          {"walk_only", walk_only},
           {"unmatched", {{"no_kernel_call", no_kernel_call}, {"ambiguous", ambiguous}}},
           {"not_executed", not_executed},
           {"kernel_calls", kernel_calls},
@@ -166,10 +231,11 @@ nlohmann::json KernelTimingReport::to_json() const {
 std::string KernelTimingReport::to_text() const {
   std::string o = fmt::format(
       "  timed with ebpf (sys_enter -> sys_exit): {} of {} executed calls kernel-timed ({} through an equivalent "
-      "syscall); user-space times kept for {} ({} with no kernel call in their span: answered before the kernel, e.g. a "
+      "syscall; {} calls on a name with the sandbox's openat2 walk of the path, {} of them the walk alone: a failed "
+      "resolution); user-space times kept for {} ({} with no kernel call in their span: answered before the kernel, e.g. a "
       "path whose parent is missing, or a lost record; {} ambiguous) and for the {} skipped, emulated, page-fault or "
       "ring calls\n",
-      matched, executed, matched_other_nr, unmatched(), no_kernel_call, ambiguous, not_executed);
+      matched, executed, matched_other_nr, with_walk, walk_only, unmatched(), no_kernel_call, ambiguous, not_executed);
   o += fmt::format("    probe records: {} calls, {} lost, {} untracked threads\n", kernel_calls, lost, untracked_threads);
   if (!drain_error.empty()) o += "    drain failed: " + drain_error + "\n";
   return o;

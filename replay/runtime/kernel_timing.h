@@ -13,6 +13,17 @@
 // inside one long call): the OS thread that ran this plan thread's unambiguous requests, when
 // all of them ran on one (workers and compiled replayers: one OS thread per plan thread).
 // Otherwise the request keeps its user-space times and is counted, by reason — never silently.
+//
+// A call on a name (stat, lstat, access, readlink, mkdir, unlink, rename, ...): the sandbox first
+// resolved its parent, or the object it follows, to an O_PATH fd with openat2(RESOLVE_IN_ROOT),
+// the kernel walking the path inside the root as the traced call walked it, and the call then
+// walks one component or none. Its timed region starts after that resolution, so where
+// `issued_ns[r]` (UringReplay::keep_issue_begins) says the request began earlier, the openat2
+// calls of the matched OS thread in [issued_ns[r], the span's begin) are that walk: the request's
+// kernel time is their durations plus the call's (end = the call's sys_exit, begin = end minus
+// that sum; the user-space gap between them and the sandbox's close are left out). A resolution
+// that failed (ENOENT: a missing parent) with no call after it: the walk alone is the kernel time
+// of the traced call's failed walk.
 #pragma once
 
 #include <span>
@@ -26,7 +37,9 @@ namespace rastro::replay {
 
 
 // Rewrites begin/end of the matched records (see above); `times.calls` may be in any order.
+// `issued_ns`: empty, or per request where it began before its timed region was narrowed (0: unknown).
 KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord> records,
-                                       capture::ebpf::SelfCallTimes times);
+                                       capture::ebpf::SelfCallTimes times,
+                                       std::span<const int64_t> issued_ns = {});
 
 }  // namespace rastro::replay

@@ -14,6 +14,8 @@ struct KernelTimingReport {
   uint64_t executed = 0;          // requests executed against the kernel as a syscall of their own
   uint64_t matched = 0;           // of executed: given their kernel begin/end
   uint64_t matched_other_nr = 0;  // of matched: through another syscall than the traced one
+  uint64_t with_walk = 0;         // of matched: a call on a name, its sandbox's path walk (openat2) included
+  uint64_t walk_only = 0;         // of with_walk: the walk failed, no call after it (e.g. ENOENT parent)
   uint64_t no_kernel_call = 0;    // of executed: no kernel call inside the span (the replayer answered it
                                   // before any syscall, e.g. ENOENT for a missing parent; or a lost record)
   uint64_t ambiguous = 0;         // of executed: several candidate calls and no way to choose

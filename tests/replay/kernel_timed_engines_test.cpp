@@ -6,6 +6,10 @@
 // CLOCK_MONOTONIC.
 #include <fcntl.h>
 
+#include <sys/syscall.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 
 #include <gtest/gtest.h>
@@ -14,6 +18,7 @@
 #include "capture/ebpf/self_call_timer.h"
 #include "replay/engines/engine.h"
 #include "replay/passes/replay_passes.h"
+#include "replay/runtime/exec_uring.h"
 #include "replay/runtime/fs_init.h"
 #include "replay/runtime/kernel_timing.h"
 #include "replay_test_util.h"
@@ -80,6 +85,63 @@ TEST_P(KernelTimedEngines, EveryExecutedCallGetsAKernelSpanInsideItsUserSpan) {
     EXPECT_LE(k.end_ns - k.begin_ns, u.end_ns - u.begin_ns) << "request " << r;
   }
   EXPECT_EQ(kernel_timed, rep.matched);
+}
+
+// Thread 100 of pid 100: 20 × (stat of an existing file, lstat of it, stat below a missing
+// directory); each a call on a name the sandbox resolves before the call (sandbox_resolver.h).
+trace::Trace calls_on_names_trace() {
+  testing::TraceBuilder b;
+  for (int i = 0; i < 20; ++i) {
+    b.add(100, 100, "stat", {0, 0}, 0, {"/data/sub/f"});
+    b.add(100, 100, "lstat", {0, 0}, 0, {"/data/sub/f"});
+    b.add(100, 100, "stat", {0, 0}, -ENOENT, {"/nope/x"});
+  }
+  return b.take();
+}
+
+TEST_P(KernelTimedEngines, ACallOnANameGetsItsPathWalkAndItsCall) {
+  if (!ebpf_missing().empty()) GTEST_SKIP() << "eBPF cannot run here";
+  Plan plan = infer_plan(calls_on_names_trace(), Ordering::kFs).take();
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  create_initial_state(sb, plan_initial_state(plan.trace));
+  UringReplay uring(plan, UringMode::kPlain);
+  uring.keep_issue_begins();
+  EngineOptions eo;
+  eo.uring = &uring;
+
+  auto timer = capture::ebpf::SelfCallTimer::start();
+  ASSERT_TRUE(timer.ok()) << timer.error();
+  EngineResult res = run_engine(GetParam(), plan, sb, eo);
+  capture::ebpf::SelfCallTimes times = timer.value()->stop();
+  const std::vector<RequestRecord> user = res.records;
+  // The probes' own record of the replayer's openat2 calls, to check the walks against.
+  std::vector<capture::ebpf::KernelCall> openat2s;
+  for (const auto& k : times.calls)
+    if (k.nr == SYS_openat2) openat2s.push_back(k);
+  KernelTimingReport rep = apply_kernel_timing(plan, res.records, std::move(times), uring.issue_begins());
+  std::printf("%s", rep.to_text().c_str());
+
+  ASSERT_EQ(rep.executed, plan.requests.size());
+  EXPECT_EQ(rep.lost, 0u);
+  // Every one walked its path in the kernel: none is left without a kernel call.
+  EXPECT_EQ(rep.matched, rep.executed) << rep.to_text();
+  EXPECT_EQ(rep.with_walk, rep.executed) << rep.to_text();
+  EXPECT_EQ(rep.walk_only, 20u) << rep.to_text();
+  const auto issued = uring.issue_begins();
+  for (size_t r = 0; r < res.records.size(); ++r) {
+    const RequestRecord& k = res.records[r];
+    const RequestRecord& u = user[r];
+    EXPECT_EQ(u.rvalue, plan.trace.events[plan.requests[r].event].rvalue) << "request " << r;
+    // Inside the request, resolution included; longer than the one openat2 that walked it.
+    EXPECT_LE(issued[r], k.begin_ns) << "request " << r;
+    EXPECT_LE(k.end_ns, u.end_ns) << "request " << r;
+    const auto walk = std::find_if(openat2s.begin(), openat2s.end(), [&](const capture::ebpf::KernelCall& c) {
+      return c.begin_ns >= issued[r] && c.end_ns <= u.begin_ns;
+    });
+    ASSERT_NE(walk, openat2s.end()) << "request " << r;
+    EXPECT_GE(k.end_ns - k.begin_ns, walk->end_ns - walk->begin_ns) << "request " << r;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, KernelTimedEngines,

@@ -89,6 +89,90 @@ TEST(KernelTiming, TheSandboxsCloseAfterACallOnANameIsNotTheCall) {
   EXPECT_EQ(rec[1].begin_ns, 3100);
 }
 
+// stat of a name then fstat of an fd, on traced thread 10 (OS thread 500).
+Plan stat_then_fstat_plan() {
+  testing::PlanTraceBuilder b;
+  b.add(1, 10, 100, 200, "stat", {std::string("/d/f"), 0}, 0);
+  b.add(1, 10, 300, 400, "fstat", {3, int64_t{0}}, 0);
+  return testing::hand_plan(b.take(), false);
+}
+
+TEST(KernelTiming, ACallOnANameIsTimedWithTheSandboxsWalkOfItsPath) {
+  Plan plan = stat_then_fstat_plan();
+  // The stat's timed region was narrowed to [1000, 2000] after its resolution (issued at 900);
+  // the fstat was not narrowed (issued = its begin).
+  std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(3000, 4000)};
+  const std::vector<int64_t> issued = {900, 3000};
+  SelfCallTimes t;
+  t.calls = {{500, SYS_openat2, 850, 890},        // before the request: not its walk
+             {500, SYS_openat2, 920, 980},        // the resolution: the walk
+             {501, SYS_openat2, 930, 970},        // another OS thread's
+             {500, SYS_newfstatat, 1100, 1300},   // the call
+             {500, SYS_close, 1400, 1500},        // the sandbox's close of its O_PATH fd
+             {500, SYS_openat2, 2900, 2950},      // inside no request's window
+             {500, SYS_fstat, 3100, 3200}};
+  KernelTimingReport rep = apply_kernel_timing(plan, rec, t, issued);
+  EXPECT_EQ(rep.matched, 2u);
+  EXPECT_EQ(rep.with_walk, 1u);
+  EXPECT_EQ(rep.walk_only, 0u);
+  // Ends at the call's sys_exit; lasts the walk (60) plus the call (200).
+  EXPECT_EQ(rec[0].end_ns, 1300);
+  EXPECT_EQ(rec[0].begin_ns, 1300 - 200 - 60);
+  EXPECT_EQ(rec[1].begin_ns, 3100);
+  EXPECT_EQ(rec[1].end_ns, 3200);
+  EXPECT_NE(rep.to_text().find("1 calls on a name with the sandbox's openat2 walk"), std::string::npos)
+      << rep.to_text();
+  EXPECT_EQ(rep.to_json()["with_walk"], 1);
+}
+
+TEST(KernelTiming, WithoutIssueBeginsACallOnANameIsTheCallAlone) {
+  Plan plan = stat_then_fstat_plan();
+  std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(3000, 4000)};
+  SelfCallTimes t;
+  t.calls = {{500, SYS_openat2, 920, 980}, {500, SYS_newfstatat, 1100, 1300}, {500, SYS_fstat, 3100, 3200}};
+  KernelTimingReport rep = apply_kernel_timing(plan, rec, t);
+  EXPECT_EQ(rep.with_walk, 0u);
+  EXPECT_EQ(rec[0].begin_ns, 1100);
+}
+
+TEST(KernelTiming, AFailedResolutionIsTimedAsTheWalkAlone) {
+  // The stat's parent is missing: openat2 returned ENOENT and no call followed; the traced stat
+  // walked its path to the same ENOENT.
+  Plan plan = stat_then_fstat_plan();
+  std::vector<RequestRecord> rec = {user_span(1000, 1010), user_span(3000, 4000)};
+  const std::vector<int64_t> issued = {900, 3000};
+  SelfCallTimes t;
+  t.calls = {{500, SYS_openat2, 920, 990}, {500, SYS_fstat, 3100, 3200}};
+  KernelTimingReport rep = apply_kernel_timing(plan, rec, t, issued);
+  EXPECT_EQ(rep.matched, 2u);
+  EXPECT_EQ(rep.no_kernel_call, 0u);
+  EXPECT_EQ(rep.walk_only, 1u);
+  EXPECT_EQ(rec[0].begin_ns, 920);
+  EXPECT_EQ(rec[0].end_ns, 990);
+  // Without a walk in its window it has no kernel call, as before.
+  rec = {user_span(1000, 1010), user_span(3000, 4000)};
+  t.calls = {{500, SYS_openat2, 800, 890}, {500, SYS_fstat, 3100, 3200}};
+  rep = apply_kernel_timing(plan, rec, t, issued);
+  EXPECT_EQ(rep.no_kernel_call, 1u);
+  EXPECT_EQ(rec[0].begin_ns, 1000);
+}
+
+TEST(KernelTiming, AFailedResolutionOnSeveralWalkingThreadsTakesItsPlanThreadsOsThread) {
+  testing::PlanTraceBuilder b;
+  b.add(1, 10, 100, 200, "fstat", {3, int64_t{0}}, 0);
+  b.add(1, 10, 300, 400, "stat", {std::string("/d/f"), 0}, -2);
+  Plan plan = testing::hand_plan(b.take(), false);
+  std::vector<RequestRecord> rec = {user_span(100, 200), user_span(1000, 1010)};
+  const std::vector<int64_t> issued = {100, 900};
+  SelfCallTimes t;
+  // The fstat says plan thread 0 runs on OS thread 501; OS thread 500 walked at the same time.
+  t.calls = {{501, SYS_fstat, 110, 190}, {500, SYS_openat2, 910, 995}, {501, SYS_openat2, 920, 990}};
+  KernelTimingReport rep = apply_kernel_timing(plan, rec, t, issued);
+  EXPECT_EQ(rep.walk_only, 1u);
+  EXPECT_EQ(rec[1].begin_ns, 920);
+  EXPECT_EQ(rec[1].end_ns, 990);
+}
+
 TEST(KernelTiming, ACallOutsideTheSpanOrAnIoUringEnterIsNeverTaken) {
   Plan plan = two_thread_plan();
   std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(5000, 6000), user_span(3000, 4000),
