@@ -62,10 +62,16 @@ TEST(KernelTimedReplay, EveryReplayerTimesItsCallsInTheKernelAndSaysSo) {
     EXPECT_EQ(matched + k.at("unmatched").at("no_kernel_call").get<uint64_t>() +
                   k.at("unmatched").at("ambiguous").get<uint64_t>(),
               executed);
-    // The rest are calls the replayer answers before any syscall (a stat of a path whose parent is
-    // missing: ENOENT from the sandbox's resolution), not lost ones: no record was lost.
+    // No record was lost; a stat of a path whose parent is missing has its failed walk (walk_only).
     EXPECT_GE(matched * 100, executed * 85) << k.dump();
-    EXPECT_EQ(k.at("unmatched").at("ambiguous"), 0u) << k.dump();
+    EXPECT_GT(k.at("walk_only").get<uint64_t>(), 0u) << k.dump();
+    // One OS thread per traced thread: every span is decided. The coordinator's workers take any
+    // request, so a span holding another worker's call of the same number at the same moment
+    // cannot be (kernel_timing.h): a few, counted (1-4 of 324 in repeated runs on a loaded machine).
+    if (replayer == "coordinator")
+      EXPECT_LE(k.at("unmatched").at("ambiguous").get<uint64_t>() * 100, executed * 3) << k.dump();
+    else
+      EXPECT_EQ(k.at("unmatched").at("ambiguous"), 0u) << k.dump();
     // Same instrument as the capture: nothing to correct; the user-space report keeps its bias.
     EXPECT_EQ(s.at("fidelity").at("timed_with"), "ebpf");
     EXPECT_EQ(s.at("fidelity").at("timer_bias_ns"), 0);
