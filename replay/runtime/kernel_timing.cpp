@@ -1,12 +1,15 @@
 #include "replay/runtime/kernel_timing.h"
 
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <limits>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "common/clock.h"
 
 namespace rastro::replay {
 
@@ -55,19 +58,21 @@ Candidates candidates_in(const ThreadCalls& t, int64_t begin, int64_t end, int32
 // The sandbox's path walks on `t` inside [from, to]: its openat2 calls no request took yet
 // (kernel_timing.h). `take`: mark them taken.
 struct Walk {
-  int64_t ns = 0;        // their durations, summed
+  int64_t ns = 0;        // their durations less `fixed` each (at least 0), summed
+  int64_t whole_ns = 0;  // their durations, summed
   int64_t last_end = 0;  // the last one's sys_exit
   uint32_t n = 0;
 };
 
-Walk walk_in(const ThreadCalls& t, int64_t from, int64_t to, std::vector<bool>& used, bool take) {
+Walk walk_in(const ThreadCalls& t, int64_t from, int64_t to, std::vector<bool>& used, bool take, int64_t fixed = 0) {
   Walk w;
   auto it = std::lower_bound(t.calls.begin(), t.calls.end(), from,
                              [](const KernelCall& k, int64_t b) { return k.begin_ns < b; });
   for (; it != t.calls.end() && it->begin_ns <= to; ++it) {
     const size_t idx = t.offset + static_cast<size_t>(it - t.calls.begin());
     if (it->nr != SYS_openat2 || it->end_ns > to || used[idx]) continue;
-    w.ns += it->end_ns - it->begin_ns;
+    w.ns += std::max<int64_t>(0, it->end_ns - it->begin_ns - fixed);
+    w.whole_ns += it->end_ns - it->begin_ns;
     w.last_end = it->end_ns;
     ++w.n;
     if (take) used[idx] = true;
@@ -75,10 +80,35 @@ Walk walk_in(const ThreadCalls& t, int64_t from, int64_t to, std::vector<bool>& 
   return w;
 }
 
+// The median kernel time of the calibration's openat2 calls (0: none recorded).
+int64_t open_fixed_ns(const std::vector<KernelCall>& calls, const ResolutionCalibration& cal) {
+  if (cal.tid == 0) return 0;
+  std::vector<int64_t> d;
+  for (const KernelCall& k : calls)
+    if (k.tid == cal.tid && k.nr == SYS_openat2 && k.begin_ns >= cal.begin_ns && k.end_ns <= cal.end_ns)
+      d.push_back(k.end_ns - k.begin_ns);
+  if (d.empty()) return 0;
+  std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
+  return d[d.size() / 2];
+}
+
 }  // namespace
 
+ResolutionCalibration calibrate_resolution(const SandboxResolver& sandbox) {
+  ResolutionCalibration cal;
+  cal.tid = static_cast<int32_t>(::syscall(SYS_gettid));
+  cal.begin_ns = monotonic_ns();
+  for (int i = 0; i < 64; ++i) {
+    const int fd = sandbox.open_object("/", true);
+    if (fd >= 0) ::close(fd);
+  }
+  cal.end_ns = monotonic_ns();
+  return cal;
+}
+
 KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord> records,
-                                       capture::ebpf::SelfCallTimes times, std::span<const int64_t> issued_ns) {
+                                       capture::ebpf::SelfCallTimes times, std::span<const int64_t> issued_ns,
+                                       ResolutionCalibration calibration) {
   KernelTimingReport rep;
   rep.kernel_calls = times.calls.size();
   rep.lost = times.lost;
@@ -87,6 +117,7 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
   rep.drain_error = times.error;
 
   std::vector<KernelCall>& calls = times.calls;
+  rep.open_fixed_ns = open_fixed_ns(calls, calibration);
   std::sort(calls.begin(), calls.end(), [](const KernelCall& a, const KernelCall& b) {
     return a.tid != b.tid ? a.tid < b.tid : a.begin_ns < b.begin_ns;
   });
@@ -117,7 +148,8 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
     }
     used[idx] = true;
     Walk w;
-    if (has_walk_window(r)) w = walk_in(*thread_of(calls[idx].tid), issued_ns[r], records[r].begin_ns, used, true);
+    if (has_walk_window(r))
+      w = walk_in(*thread_of(calls[idx].tid), issued_ns[r], records[r].begin_ns, used, true, rep.open_fixed_ns);
     records[r].end_ns = calls[idx].end_ns;
     records[r].begin_ns = calls[idx].end_ns - (calls[idx].end_ns - calls[idx].begin_ns) - w.ns;
     ++rep.matched;
@@ -127,7 +159,7 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
   // No call in the span, only a walk before it (a failed resolution): the walk is the kernel time.
   auto assign_walk = [&](uint32_t r, const ThreadCalls& t) {
     Walk w = walk_in(t, issued_ns[r], records[r].begin_ns, used, true);
-    records[r].begin_ns = w.last_end - w.ns;
+    records[r].begin_ns = w.last_end - w.whole_ns;
     records[r].end_ns = w.last_end;
     ++rep.matched;
     ++rep.matched_other_nr;
@@ -219,6 +251,7 @@ nlohmann::json KernelTimingReport::to_json() const {
           {"matched_other_nr", matched_other_nr},
           {"with_walk", with_walk},
           {"walk_only", walk_only},
+          {"open_fixed_ns", open_fixed_ns},
           {"unmatched", {{"no_kernel_call", no_kernel_call}, {"ambiguous", ambiguous}}},
           {"not_executed", not_executed},
           {"kernel_calls", kernel_calls},
@@ -231,11 +264,11 @@ nlohmann::json KernelTimingReport::to_json() const {
 std::string KernelTimingReport::to_text() const {
   std::string o = fmt::format(
       "  timed with ebpf (sys_enter -> sys_exit): {} of {} executed calls kernel-timed ({} through an equivalent "
-      "syscall; {} calls on a name with the sandbox's openat2 walk of the path, {} of them the walk alone: a failed "
-      "resolution); user-space times kept for {} ({} with no kernel call in their span: answered before the kernel, e.g. a "
+      "syscall; {} calls on a name with the sandbox's openat2 walk of the path, less {} ns an openat2 costs beyond its "
+      "walk, {} of them the walk alone: a failed resolution); user-space times kept for {} ({} with no kernel call in their span: answered before the kernel, e.g. a "
       "path whose parent is missing, or a lost record; {} ambiguous) and for the {} skipped, emulated, page-fault or "
       "ring calls\n",
-      matched, executed, matched_other_nr, with_walk, walk_only, unmatched(), no_kernel_call, ambiguous, not_executed);
+      matched, executed, matched_other_nr, with_walk, open_fixed_ns, walk_only, unmatched(), no_kernel_call, ambiguous, not_executed);
   o += fmt::format("    probe records: {} calls, {} lost, {} untracked threads\n", kernel_calls, lost, untracked_threads);
   if (!drain_error.empty()) o += "    drain failed: " + drain_error + "\n";
   return o;

@@ -21,25 +21,42 @@
 // `issued_ns[r]` (UringReplay::keep_issue_begins) says the request began earlier, the openat2
 // calls of the matched OS thread in [issued_ns[r], the span's begin) are that walk: the request's
 // kernel time is their durations plus the call's (end = the call's sys_exit, begin = end minus
-// that sum; the user-space gap between them and the sandbox's close are left out). A resolution
-// that failed (ENOENT: a missing parent) with no call after it: the walk alone is the kernel time
-// of the traced call's failed walk.
+// that sum; the user-space gap between them and the sandbox's close are left out). An openat2 is
+// more than a walk: it allocates and installs an open file, which the traced stat never did. So
+// each walk counts for its openat2's duration minus the median kernel time of an openat2 that
+// walks nothing (the root itself, `calibrate_resolution` on the session thread right before the
+// replay, as the timer bias is measured), at least 0. A resolution that failed (ENOENT: a missing
+// parent) with no call after it: its whole openat2, a syscall that failed in its walk as the
+// traced one did, is the kernel time.
 #pragma once
 
+#include <cstdint>
 #include <span>
 
 #include "capture/ebpf/self_call_timer.h"
 #include "replay/plan/plan.h"
 #include "replay/runtime/kernel_timing_report.h"
 #include "replay/runtime/replay_output.h"
+#include "replay/runtime/sandbox_resolver.h"
 
 namespace rastro::replay {
 
 
 // Rewrites begin/end of the matched records (see above); `times.calls` may be in any order.
+// Where and when the session opened the root itself (the probes running) to learn what an openat2
+// costs the kernel beyond its walk.
+struct ResolutionCalibration {
+  int32_t tid = 0;  // 0: none
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+};
+// Resolves the root 64 times through `sandbox` on the calling thread (each O_PATH fd closed).
+ResolutionCalibration calibrate_resolution(const SandboxResolver& sandbox);
+
 // `issued_ns`: empty, or per request where it began before its timed region was narrowed (0: unknown).
 KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord> records,
                                        capture::ebpf::SelfCallTimes times,
-                                       std::span<const int64_t> issued_ns = {});
+                                       std::span<const int64_t> issued_ns = {},
+                                       ResolutionCalibration calibration = {});
 
 }  // namespace rastro::replay

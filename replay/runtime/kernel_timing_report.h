@@ -16,6 +16,7 @@ struct KernelTimingReport {
   uint64_t matched_other_nr = 0;  // of matched: through another syscall than the traced one
   uint64_t with_walk = 0;         // of matched: a call on a name, its sandbox's path walk (openat2) included
   uint64_t walk_only = 0;         // of with_walk: the walk failed, no call after it (e.g. ENOENT parent)
+  int64_t open_fixed_ns = 0;      // an openat2 of the root itself (kernel_timing.h): taken off each walk
   uint64_t no_kernel_call = 0;    // of executed: no kernel call inside the span (the replayer answered it
                                   // before any syscall, e.g. ENOENT for a missing parent; or a lost record)
   uint64_t ambiguous = 0;         // of executed: several candidate calls and no way to choose

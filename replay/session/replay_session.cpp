@@ -80,11 +80,13 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   eo.coordinator_chain = o.coordinator_chain;
   eo.uring = &uring;
   std::unique_ptr<capture::ebpf::SelfCallTimer> timer;
+  ResolutionCalibration calibration;
   if (kernel_timed) {
     auto started = capture::ebpf::SelfCallTimer::start();
     if (!started.ok()) throw Error("--time-with ebpf: " + started.error());
     timer = std::move(started.value());
     uring.keep_issue_begins();  // to find each call on a name's path walk (kernel_timing.h)
+    calibration = calibrate_resolution(sandbox);
   }
   EngineResult res = engine(plan, sandbox, eo);
   // Kernel-timed: the records get their calls' kernel times; a copy keeps the user-space ones.
@@ -94,7 +96,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
     capture::ebpf::SelfCallTimes times = timer->stop();
     timer.reset();
     user_records = res.records;
-    kernel_timing = apply_kernel_timing(plan, res.records, std::move(times), uring.issue_begins());
+    kernel_timing = apply_kernel_timing(plan, res.records, std::move(times), uring.issue_begins(), calibration);
     if (kernel_timing->lost > 0 || !kernel_timing->drain_error.empty())
       warnings.push_back(fmt::format("--time-with ebpf: {} probe record(s) lost{}; their calls keep user-space times",
                                      kernel_timing->lost, kernel_timing->drain_error.empty() ? "" : ", " + kernel_timing->drain_error));

@@ -125,6 +125,31 @@ TEST(KernelTiming, ACallOnANameIsTimedWithTheSandboxsWalkOfItsPath) {
   EXPECT_EQ(rep.to_json()["with_walk"], 1);
 }
 
+TEST(KernelTiming, AWalkCountsForItsOpenat2LessWhatAnOpenat2OfTheRootCosts) {
+  Plan plan = stat_then_fstat_plan();
+  std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(3000, 3010)};
+  const std::vector<int64_t> issued = {900, 2900};
+  SelfCallTimes t;
+  // The calibration on OS thread 600 in [100, 500]: openat2 of the root, median 40 ns.
+  t.calls = {{600, SYS_openat2, 100, 130}, {600, SYS_openat2, 200, 240}, {600, SYS_openat2, 300, 350},
+             {600, SYS_openat2, 600, 700},  // after the calibration: not one of it
+             {500, SYS_openat2, 920, 980}, {500, SYS_newfstatat, 1100, 1300},
+             {500, SYS_openat2, 2920, 2950}};  // request 1 (fstat traced; a failed walk alone here)
+  KernelTimingReport rep = apply_kernel_timing(plan, rec, t, issued, ResolutionCalibration{600, 100, 500});
+  EXPECT_EQ(rep.open_fixed_ns, 40);
+  EXPECT_EQ(rec[0].end_ns, 1300);
+  EXPECT_EQ(rec[0].begin_ns, 1300 - 200 - (60 - 40));
+  // A walk alone keeps its whole openat2: a syscall that failed in its walk, like the traced one.
+  EXPECT_EQ(rep.walk_only, 1u);
+  EXPECT_EQ(rec[1].begin_ns, 2920);
+  EXPECT_EQ(rec[1].end_ns, 2950);
+  // A walk shorter than the fixed cost adds nothing.
+  rec = {user_span(1000, 2000), user_span(3000, 3010)};
+  t.calls[4] = {500, SYS_openat2, 920, 950};
+  apply_kernel_timing(plan, rec, t, issued, ResolutionCalibration{600, 100, 500});
+  EXPECT_EQ(rec[0].begin_ns, 1100);
+}
+
 TEST(KernelTiming, WithoutIssueBeginsACallOnANameIsTheCallAlone) {
   Plan plan = stat_then_fstat_plan();
   std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(3000, 4000)};
