@@ -5,7 +5,7 @@
 # the span error (replayed wall time vs the traced span), as `rastro compare` reports them; the
 # whole report per class is `rastro compare DIR/P/trace.rastro DIR/P/ENGINE-ORDERING.rastro`.
 #
-#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [-k] [-t] [-u] [PROGRAM ...]
+#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [-k] [-t] [-u] [-n N] [PROGRAM ...]
 #
 # -k replays the captures already in DIR instead of capturing again (paired runs of two builds on
 # the same captures: -r OLD/rastro -k, then -k). The coordinator replays with --coordinator-chain
@@ -14,6 +14,9 @@
 # With eBPF captures every replayer times its calls with the capture's own probes (`--time-with
 # ebpf`: like for like, docs/replay.md "Timer bias"); -u: in user space (clock reads around the
 # syscall) as without the option. The per-class table then gives both.
+# -n N replays every cell N times (default 1): the rows list each replay, and the per-class table
+# gives the first run's figures and, after them, the median over the N runs of the class median
+# (one run on a loaded machine moves a class median by up to ±0.3: docs/replay.md).
 # PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all). Needs root for eBPF.
 # Each capture follows a warm-up run of the program and a sync (cached code, clean inputs on disk).
 # Inputs, captures and the roots of failed replays stay in DIR (default /tmp/rastro-corpus) so a
@@ -27,7 +30,8 @@ rastro=$(cd "$(dirname "$0")/.." && pwd)/build/rastro
 keep=0
 thesis=0
 user_timed=0
-while getopts "b:o:r:ktuh" opt; do
+runs=1
+while getopts "b:o:r:n:ktuh" opt; do
   case $opt in
     b) backend=$OPTARG ;;
     o) out=$OPTARG ;;
@@ -35,10 +39,12 @@ while getopts "b:o:r:ktuh" opt; do
     k) keep=1 ;;
     t) thesis=1 ;;
     u) user_timed=1 ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    n) runs=$OPTARG ;;
+    *) sed -n '2,24p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "corpus: -n wants a count of runs >= 1, not '$runs'" >&2; exit 2; }
 programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(git rsync make tarpipe python sqlite fio mmap)
 [ -x "$rastro" ] || { echo "corpus: no rastro at $rastro (build first, or -r)" >&2; exit 2; }
@@ -131,6 +137,7 @@ for p in "${programs[@]}"; do
   fi
   for engine in workers coordinator compiled; do
     for ordering in fs temporal; do
+     for _ in $(seq 1 "$runs"); do
       r="$work/$engine-$ordering"
       rm -rf "$r.root" "$r.c" "$r.json" "$r.rastro"  # (-k: an earlier run's replay)
       chain=""; if [ $engine = coordinator ] && [ $thesis = 0 ]; then chain=--coordinator-chain; fi
@@ -150,6 +157,7 @@ for p in "${programs[@]}"; do
       # shellcheck disable=SC2086  # the five fields of the row
       printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' "$p" $engine $ordering $row | tee -a "$out/rows.txt"
       rm -rf "$r.root" "$r.c"  # (init's copy of the inputs, fio's 300 MB; a compiled replayer, 42 MB; a failed replay keeps them)
+     done
     done
   done
 done
@@ -169,8 +177,9 @@ fi
 # fs ordering; issue #15's target is within 15 % for cached data. As the replay was timed (in the
 # kernel with --time-with ebpf), and timed in user space, raw and corrected for the replayer's
 # timer bias (each replayed duration minus it, floored at 0: docs/replay.md).
-if [ -s "$out/classes.txt" ]; then "$python" - "$out/classes.txt" <<'PY'
-import sys
+if [ -s "$out/classes.txt" ]; then "$python" - "$out/classes.txt" "$runs" <<'PY'
+import statistics, sys
+n_runs = int(sys.argv[2])
 rows = [l.split() for l in open(sys.argv[1]) if l.startswith(tuple(p + "/workers/fs " for p in
         "git rsync make tarpipe python sqlite fio mmap".split()))]
 classes = ["data", "sync", "metadata", "namespace", "open/close", "fd", "memory"]
@@ -181,12 +190,21 @@ tables = [(", timed in the kernel (--time-with ebpf)", 3, 4, None)] if kernel el
 u = 9 if kernel else 3
 tables += [(", timed in user space", u, u + 1, None), (", timed in user space, corrected for the timer bias", u + 2, u + 3, u + 4)]
 for title, s, m, b in tables:
-    print("latency ratio%s, workers/fs (sum / median; calls):" % title)
-    print("%-8s" % "program" + "".join("%20s" % c for c in classes) + ("  bias ns" if b else ""))
+    print("latency ratio%s, workers/fs (sum / median; calls%s):" % (title, "" if n_runs == 1 else
+          " of the first run [runs: median over them of the class median]"))
+    w = 20 if n_runs == 1 else 32
+    print("%-8s" % "program" + "".join("%*s" % (w, c) for c in classes) + ("  bias ns" if b else ""))
     for prog in progs:
         mine = [r for r in rows if r[0].split("/")[0] == prog and len(r) > m]
-        cells = {r[1]: "%s / %s; %s" % (r[s], r[m], r[2]) for r in mine}
-        print("%-8s" % prog + "".join("%20s" % cells.get(c, "-") for c in classes) +
+        cells = {}
+        for c in classes:
+            runs = [r for r in mine if r[1] == c]  # one row per run, in run order
+            if not runs:
+                continue
+            cells[c] = "%s / %s; %s" % (runs[0][s], runs[0][m], runs[0][2])
+            if n_runs > 1:
+                cells[c] += " [%d: %.2f]" % (len(runs), statistics.median(float(r[m]) for r in runs))
+        print("%-8s" % prog + "".join("%*s" % (w, cells.get(c, "-")) for c in classes) +
               ("  %s" % mine[0][b] if b and mine else ""))
 PY
 fi
