@@ -5,12 +5,18 @@
 # the span error (replayed wall time vs the traced span), as `rastro compare` reports them; the
 # whole report per class is `rastro compare DIR/P/trace.rastro DIR/P/ENGINE-ORDERING.rastro`.
 #
-#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [-k] [-t] [PROGRAM ...]
+#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [-k] [-t] [-u] [-n N] [PROGRAM ...]
 #
 # -k replays the captures already in DIR instead of capturing again (paired runs of two builds on
 # the same captures: -r OLD/rastro -k, then -k). The coordinator replays with --coordinator-chain
 # (no hand-off for a request that waits only for its thread's previous one); -t: without it, every
 # request through the coordinator as in the thesis.
+# With eBPF captures every replayer times its calls with the capture's own probes (`--time-with
+# ebpf`: like for like, docs/replay.md "Timer bias"); -u: in user space (clock reads around the
+# syscall) as without the option. The per-class table then gives both.
+# -n N replays every cell N times (default 1): the rows list each replay, and the per-class table
+# gives the first run's figures and, after them, the median over the N runs of the class median
+# (one run on a loaded machine moves a class median by up to ±0.3: docs/replay.md).
 # PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all). Needs root for eBPF.
 # Each capture follows a warm-up run of the program and a sync (cached code, clean inputs on disk).
 # Inputs, captures and the roots of failed replays stay in DIR (default /tmp/rastro-corpus) so a
@@ -23,22 +29,28 @@ out=/tmp/rastro-corpus
 rastro=$(cd "$(dirname "$0")/.." && pwd)/build/rastro
 keep=0
 thesis=0
-while getopts "b:o:r:kth" opt; do
+user_timed=0
+runs=1
+while getopts "b:o:r:n:ktuh" opt; do
   case $opt in
     b) backend=$OPTARG ;;
     o) out=$OPTARG ;;
     r) rastro=$OPTARG ;;
     k) keep=1 ;;
     t) thesis=1 ;;
-    *) sed -n '2,17p' "$0"; exit 2 ;;
+    u) user_timed=1 ;;
+    n) runs=$OPTARG ;;
+    *) sed -n '2,24p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "corpus: -n wants a count of runs >= 1, not '$runs'" >&2; exit 2; }
 programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(git rsync make tarpipe python sqlite fio mmap)
 [ -x "$rastro" ] || { echo "corpus: no rastro at $rastro (build first, or -r)" >&2; exit 2; }
 python=/usr/bin/python3
 [ -x "$python" ] || python=$(command -v python3)
+timer=""; if [ "$backend" = ebpf ] && [ $user_timed = 0 ]; then timer="--time-with ebpf"; fi
 
 # Prepares the program's input under $1 and prints the shell command to capture (run in $1).
 prepare() {
@@ -71,23 +83,37 @@ prepare() {
 # requests replayed skipped mismatched span_error of a replay ($2, summary $3) of the capture $1, from
 # `rastro compare` (the fidelity report: docs/replay.md); its errors go to $4. Appends the replay's
 # latency ratio per call class ("ROW class timed ratio_of_sums median_ratio ratio_of_sums_corrected
-# median_ratio_corrected timer_bias_ns": corrected = the replayed durations minus the replayer's
-# timer bias, floored at 0) to $out/classes.txt.
+# median_ratio_corrected timer_bias_ns timed_with", corrected = the replayed durations minus the
+# replayer's timer bias, floored at 0; a kernel-timed replay adds the same six fields of its
+# user-space report, from the summary) to $out/classes.txt, and a kernel-timed replay's matching
+# ("ROW executed matched no_kernel_call ambiguous lost") to $out/kernel_timing.txt.
 fidelity() {
   "$rastro" compare --json "$1" "$2" --summary "$3" 2>> "$4" | "$python" -c '
 import json, sys
 j = json.load(sys.stdin); t = j["total"]
+s = json.load(open(sys.argv[3]))
+user = {c["key"]: c for c in s.get("fidelity_user_space", {}).get("by_class", [])}
+def cols(c, bias):
+    return ["%.2f" % c["latency_ratio_sum"], "%.2f" % c["latency_ratio_median"], "%.2f" % c["latency_ratio_sum_corrected"],
+            "%.2f" % c["latency_ratio_median_corrected"], str(bias)]
 with open(sys.argv[1], "a") as f:
     for c in j["by_class"]:
         if c.get("timed"):
-            print(sys.argv[2], c["key"], c["timed"], "%.2f" % c["latency_ratio_sum"], "%.2f" % c["latency_ratio_median"],
-                  "%.2f" % c["latency_ratio_sum_corrected"], "%.2f" % c["latency_ratio_median_corrected"],
-                  j["timer_bias_ns"], file=f)
-print(t["calls"], t["replayed"], t["skipped"], t["mismatched"], "%.1f%%" % j["span_error_pct"])' "$out/classes.txt" "$5"
+            row = [sys.argv[2], c["key"], str(c["timed"])] + cols(c, j["timer_bias_ns"]) + [j.get("timed_with") or "user-space"]
+            if c["key"] in user:
+                row += cols(user[c["key"]], s["fidelity_user_space"]["timer_bias_ns"])
+            print(" ".join(row), file=f)
+if "kernel_timing" in s:
+    k = s["kernel_timing"]
+    with open(sys.argv[4], "a") as f:
+        print(sys.argv[2], k["executed"], k["matched"], k["unmatched"]["no_kernel_call"], k["unmatched"]["ambiguous"],
+              k["lost"], file=f)
+print(t["calls"], t["replayed"], t["skipped"], t["mismatched"], "%.1f%%" % j["span_error_pct"])' \
+    "$out/classes.txt" "$5" "$3" "$out/kernel_timing.txt"
 }
 
 if [ $keep = 0 ]; then rm -rf "$out"; fi
-mkdir -p "$out"; rm -f "$out/rows.txt" "$out/classes.txt"
+mkdir -p "$out"; rm -f "$out/rows.txt" "$out/classes.txt" "$out/kernel_timing.txt"
 printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' program engine ordering requests replayed skipped mismatch span_err
 for p in "${programs[@]}"; do
   work="$out/$p"
@@ -111,15 +137,17 @@ for p in "${programs[@]}"; do
   fi
   for engine in workers coordinator compiled; do
     for ordering in fs temporal; do
+     for _ in $(seq 1 "$runs"); do
       r="$work/$engine-$ordering"
       rm -rf "$r.root" "$r.c" "$r.json" "$r.rastro"  # (-k: an earlier run's replay)
       chain=""; if [ $engine = coordinator ] && [ $thesis = 0 ]; then chain=--coordinator-chain; fi
+      # shellcheck disable=SC2086  # $timer: the flag or nothing
       if [ $engine = compiled ]; then
         "$rastro" compile -O $ordering -T think "$work/trace.rastro" -o "$r.c" --build > "$r.log" 2>&1 &&
-          "$r.c/replay" --root "$r.root" --init -o "$r.rastro" --summary-json "$r.json" >> "$r.log" 2>&1 || true
+          "$r.c/replay" --root "$r.root" --init $timer -o "$r.rastro" --summary-json "$r.json" >> "$r.log" 2>&1 || true
       else
-        # shellcheck disable=SC2086  # $chain: the flag or nothing
-        "$rastro" replay -e $engine $chain -O $ordering -T think "$work/trace.rastro" --root "$r.root" --init -o "$r.rastro" \
+        # shellcheck disable=SC2086  # $chain, $timer: the flags or nothing
+        "$rastro" replay -e $engine $chain $timer -O $ordering -T think "$work/trace.rastro" --root "$r.root" --init -o "$r.rastro" \
           --summary-json "$r.json" > "$r.log" 2>&1 || true
       fi
       if [ ! -s "$r.json" ]; then printf '%-8s %-12s %-9s replay failed (see %s)\n' "$p" $engine $ordering "$r.log"; continue; fi
@@ -129,6 +157,7 @@ for p in "${programs[@]}"; do
       # shellcheck disable=SC2086  # the five fields of the row
       printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' "$p" $engine $ordering $row | tee -a "$out/rows.txt"
       rm -rf "$r.root" "$r.c"  # (init's copy of the inputs, fio's 300 MB; a compiled replayer, 42 MB; a failed replay keeps them)
+     done
     done
   done
 done
@@ -145,21 +174,48 @@ PY
 fi
 # Latency ratio replay/original per call class (ratio of the summed durations / median of the
 # per-call ratios, over the calls replayed with the traced result and executed), workers engine,
-# fs ordering; issue #15's target is within 15 % for cached data. Raw, then corrected for the
-# replayer's timer bias (each replayed duration minus it, floored at 0: docs/replay.md).
-if [ -s "$out/classes.txt" ]; then "$python" - "$out/classes.txt" <<'PY'
-import sys
+# fs ordering; issue #15's target is within 15 % for cached data. As the replay was timed (in the
+# kernel with --time-with ebpf), and timed in user space, raw and corrected for the replayer's
+# timer bias (each replayed duration minus it, floored at 0: docs/replay.md).
+if [ -s "$out/classes.txt" ]; then "$python" - "$out/classes.txt" "$runs" <<'PY'
+import statistics, sys
+n_runs = int(sys.argv[2])
 rows = [l.split() for l in open(sys.argv[1]) if l.startswith(tuple(p + "/workers/fs " for p in
         "git rsync make tarpipe python sqlite fio mmap".split()))]
 classes = ["data", "sync", "metadata", "namespace", "open/close", "fd", "memory"]
 progs = list(dict.fromkeys(r[0].split("/")[0] for r in rows))
-for title, s, m in (("", 3, 4), (", corrected for the timer bias", 5, 6)):
-    print("latency ratio%s, workers/fs (sum / median; calls):" % title)
-    print("%-8s" % "program" + "".join("%20s" % c for c in classes) + ("  bias ns" if s == 5 else ""))
+kernel = any(r[8] == "ebpf" for r in rows)
+tables = [(", timed in the kernel (--time-with ebpf)", 3, 4, None)] if kernel else []
+# The user-space figures: the replay's own report, or the kernel-timed replay's user-space one.
+u = 9 if kernel else 3
+tables += [(", timed in user space", u, u + 1, None), (", timed in user space, corrected for the timer bias", u + 2, u + 3, u + 4)]
+for title, s, m, b in tables:
+    print("latency ratio%s, workers/fs (sum / median; calls%s):" % (title, "" if n_runs == 1 else
+          " of the first run [runs: median over them of the class median]"))
+    w = 20 if n_runs == 1 else 32
+    print("%-8s" % "program" + "".join("%*s" % (w, c) for c in classes) + ("  bias ns" if b else ""))
     for prog in progs:
-        mine = [r for r in rows if r[0].split("/")[0] == prog]
-        cells = {r[1]: "%s / %s; %s" % (r[s], r[m], r[2]) for r in mine}
-        print("%-8s" % prog + "".join("%20s" % cells.get(c, "-") for c in classes) +
-              ("  %s" % mine[0][7] if s == 5 and mine else ""))
+        mine = [r for r in rows if r[0].split("/")[0] == prog and len(r) > m]
+        cells = {}
+        for c in classes:
+            runs = [r for r in mine if r[1] == c]  # one row per run, in run order
+            if not runs:
+                continue
+            cells[c] = "%s / %s; %s" % (runs[0][s], runs[0][m], runs[0][2])
+            if n_runs > 1:
+                cells[c] += " [%d: %.2f]" % (len(runs), statistics.median(float(r[m]) for r in runs))
+        print("%-8s" % prog + "".join("%*s" % (w, cells.get(c, "-")) for c in classes) +
+              ("  %s" % mine[0][b] if b and mine else ""))
+PY
+fi
+# --time-with ebpf: how many executed calls got their kernel times, over every replay.
+if [ -s "$out/kernel_timing.txt" ]; then "$python" - "$out/kernel_timing.txt" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+ex, ma, no, am, lo = (sum(int(r[i]) for r in rows) for i in range(1, 6))
+worst = min(rows, key=lambda r: int(r[2]) / max(1, int(r[1])))
+print("kernel-timed: %d of %d executed calls (%.2f %%) over %d replays; %d with no kernel call in their span, %d "
+      "ambiguous; %d probe records lost; lowest %s %.2f %%" % (ma, ex, 100.0 * ma / max(1, ex), len(rows), no, am, lo,
+                                                                worst[0], 100.0 * int(worst[2]) / max(1, int(worst[1]))))
 PY
 fi

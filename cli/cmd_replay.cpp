@@ -1,6 +1,6 @@
 // `rastro replay -O thread|fs|temporal -T fullspeed|timestamp|think[:SPEED] -e workers|coordinator
 //  [--coordinator-chain] --root DIR [--init] [--force [--allow-unsafe-root]] [--drop-caches] [--rt]
-//  [--summary-json F] TRACE -o OUT.rastro`:
+//  [--summary-json F] [--time-with user|ebpf] TRACE -o OUT.rastro`:
 // the event-based replayer (SPEC §4, docs/replay.md). It ends by printing the summary and the fidelity
 // report per call class (replayed / skipped by reason / mismatched, latency ratio, replayer overhead,
 // span error; the same as `rastro compare TRACE OUT.rastro`), also written into --summary-json.
@@ -54,6 +54,7 @@ void run(const Options& o) {
   so.timing = replay::parse_timing(o.timing).take();
   so.engine_name = std::string(replay::engine_name(engine));
   so.source = o.trace;
+  replay::require_call_timer(so);
   replay::prepare_root(so);  // refuse a bad root before reading and inferring the trace
 
   trace::ReadReport report;

@@ -68,7 +68,7 @@ void collect_tree(pid_t pid, std::set<pid_t>& out) {
 
 }  // namespace
 
-std::vector<std::string> EbpfBackend::missing_requirements() const {
+std::vector<std::string> missing_privileges() {
   std::vector<std::string> missing;
   struct stat st;
   if (::stat("/sys/kernel/btf/vmlinux", &st) != 0)
@@ -82,6 +82,11 @@ std::vector<std::string> EbpfBackend::missing_requirements() const {
   if (!admin && !has_cap(caps, kCapPerfmon))
     missing.push_back("CAP_PERFMON (or CAP_SYS_ADMIN) to attach BPF programs to the syscall tracepoints: "
                       "run rastro as root");
+  return missing;
+}
+
+std::vector<std::string> EbpfBackend::missing_requirements() const {
+  std::vector<std::string> missing = missing_privileges();
   if (!missing.empty()) return missing;
   // Everything looks present: prove it by loading the programs (verifier, CO-RE, task storage).
   FsLoaderConfig probe;

@@ -18,6 +18,11 @@ struct EbpfTestHooks {
   std::function<void()> on_attached;  // called once the tasks of `capture -p` are registered
 };
 
+// What the probes need that can be checked without loading them (kernel BTF, CAP_BPF and
+// CAP_PERFMON or CAP_SYS_ADMIN): one sentence per missing piece. missing_requirements() adds the
+// proof, a load of the programs (seconds: the verifier).
+std::vector<std::string> missing_privileges();
+
 class EbpfBackend final : public Backend {
  public:
   explicit EbpfBackend(EbpfTestHooks hooks = {}) : hooks_(hooks) {}

@@ -261,7 +261,8 @@ void UringReplay::issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_
   if (!is_ring || l.state != FdState::kOpen || l.emulated || l.stream) {
     // A plain call: what is prepared goes first (it came first in the trace).
     if (ring) submit_pending(*ring);
-    issue_request(exec, e, q.action, q.path, fd_keys, proc, scratch, rec);
+    issue_request(exec, e, q.action, q.path, fd_keys, proc, scratch, rec,
+                  issue_begins_.empty() ? nullptr : &issue_begins_[r]);
     if (is_ring) slots_[r].completed.complete();  // no CQE will come
     return;
   }
@@ -311,6 +312,8 @@ void UringReplay::issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_
   rec->skip = SkipReason::kNone;
   rec->emulated = false;
 }
+
+void UringReplay::keep_issue_begins() { issue_begins_.assign(plan_.requests.size(), 0); }
 
 void UringReplay::drain(uint32_t thread) {
   if (thread >= ring_of_thread_.size() || ring_of_thread_[thread] < 0) return;

@@ -62,6 +62,12 @@ class UringReplay {
   // request is of the same batch), anything else through issue_request().
   void issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_keys, ProcessState* proc, ThreadScratch& scratch,
              RequestRecord* rec);
+  // `--time-with ebpf`: from now on, issue() keeps where each request began before its timed
+  // region was narrowed to the call (request_runner.h), for apply_kernel_timing to find the
+  // sandbox's resolution of a name. Off by default: a plain replay keeps no side array.
+  void keep_issue_begins();
+  // Indexed by request; 0 where none was kept (ring requests). Read after every thread joined.
+  std::span<const int64_t> issue_begins() const { return issue_begins_; }
   // Waits until the ring requests of plan thread `thread` / of every thread completed.
   void drain(uint32_t thread);
   void drain_all();
@@ -85,6 +91,7 @@ class UringReplay {
   std::string warning_;
   std::vector<std::unique_ptr<Ring>> rings_;
   std::vector<int32_t> ring_of_thread_;  // per plan thread: index into rings_, -1 = none
+  std::vector<int64_t> issue_begins_;    // per request, when keep_issue_begins() (each written by one thread)
   std::vector<uint8_t> submit_after_;    // per request: submit the ring's pending requests after it
   struct Slot;
   std::unique_ptr<Slot[]> slots_;        // per request (ring requests only)

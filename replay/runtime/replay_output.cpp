@@ -124,6 +124,13 @@ nlohmann::json ReplaySummary::to_json() const {
   trace::FidelityReport f = fidelity;
   f.timing = timing;
   j["fidelity"] = f.to_json();
+  j["timed_with"] = kernel_timing ? "ebpf" : "user-space";
+  if (kernel_timing) j["kernel_timing"] = kernel_timing->to_json();
+  if (fidelity_user_space) {
+    trace::FidelityReport u = *fidelity_user_space;
+    u.timing = timing;
+    j["fidelity_user_space"] = u.to_json();
+  }
   return j;
 }
 
@@ -167,6 +174,12 @@ std::string ReplaySummary::to_text() const {
   trace::FidelityReport f = fidelity;
   f.timing = timing;
   o += f.to_text();
+  if (kernel_timing) o += kernel_timing->to_text();
+  if (fidelity_user_space) {
+    trace::FidelityReport u = *fidelity_user_space;
+    u.timing = timing;
+    o += "the same calls timed in user space (clock reads around the syscall), for comparison:\n" + u.to_text();
+  }
   return o;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "replay/runtime/call_executor.h"
+#include "replay/runtime/kernel_timing_report.h"
 #include "trace/analysis/replay_fidelity.h"
 #include "trace/io/trace_sink.h"
 #include "replay/plan/plan_trace.h"
@@ -59,6 +61,11 @@ struct ReplaySummary {
   std::vector<EcdfPoint> concurrency_ecdf_trace, concurrency_ecdf_replay;
   std::vector<std::string> warnings;
   trace::FidelityReport fidelity;  // per class and syscall, with the timer bias; its timing is `timing` above
+  // --time-with ebpf (kernel_timing.h): `fidelity` compares kernel times with kernel times (no
+  // timer bias); how the calls got them, and the report timed in user space as without the option,
+  // to be read side by side.
+  std::optional<KernelTimingReport> kernel_timing;
+  std::optional<trace::FidelityReport> fidelity_user_space;
 
   nlohmann::json to_json() const;
   std::string to_text() const;

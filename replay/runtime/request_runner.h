@@ -18,9 +18,11 @@ inline int64_t ready_ns(bool waited, int64_t prev_end_ns) {
   return waited || prev_end_ns < 0 ? monotonic_ns() : prev_end_ns;
 }
 
+// `issued_ns` (optional): where the request began before its timed region was narrowed to the
+// call — what `--time-with ebpf` needs to find the sandbox's resolution of a name (kernel_timing.h).
 inline void issue_request(const CallExecutor& exec, const trace::Event& e, RequestAction action,
                           const trace::StrId* resolved_paths, const int32_t* fd_keys, ProcessState* proc,
-                          ThreadScratch& scratch, RequestRecord* rec) {
+                          ThreadScratch& scratch, RequestRecord* rec, int64_t* issued_ns = nullptr) {
   CallOutcome out;
   // The executor counts emulation in its stats, not in the outcome: the counter's step says it.
   const uint64_t emulated_before = scratch.stats.emulated;
@@ -39,6 +41,7 @@ inline void issue_request(const CallExecutor& exec, const trace::Event& e, Reque
       break;
   }
   rec->end_ns = monotonic_ns();
+  if (issued_ns) *issued_ns = rec->begin_ns;
   // Timed region = the call: where the executor marked it, the sandbox's path resolution before
   // the syscall and the bookkeeping after it are left out (they show in the issue delay instead:
   // the fidelity report's replayer overhead).

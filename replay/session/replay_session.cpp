@@ -5,6 +5,8 @@
 
 #include <cerrno>
 #include <iostream>
+#include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -12,11 +14,33 @@
 #include "common/error.h"
 #include "replay/plan/plan_names.h"
 #include "common/drop_caches.h"
+#include "capture/ebpf/ebpf_backend.h"
+#include "capture/ebpf/self_call_timer.h"
 #include "replay/runtime/fs_init.h"
+#include "replay/runtime/kernel_timing.h"
 #include "replay/runtime/timer_bias.h"
 #include "replay/session/root_guard.h"
 
 namespace rastro::replay {
+
+Result<CallTimer> parse_call_timer(std::string_view name) {
+  if (name == "user") return CallTimer::kUserSpace;
+  if (name == "ebpf") return CallTimer::kEbpf;
+  return fail("unknown call timer '" + std::string(name) + "' (expected user or ebpf)");
+}
+
+std::string_view call_timer_name(CallTimer t) { return t == CallTimer::kEbpf ? "ebpf" : "user-space"; }
+
+void require_call_timer(const SessionOptions& o) {
+  if (o.time_with != CallTimer::kEbpf) return;
+  std::string why;
+  // The cheap checks only: SelfCallTimer::start loads the programs once, and names what the
+  // kernel refused if it does.
+  for (const std::string& m : capture::ebpf::missing_privileges()) why += "\n  missing: " + m;
+  if (!why.empty())
+    throw Error("--time-with ebpf: the eBPF capture's probes cannot time this replay (use --time-with user, the "
+                "default):" + why);
+}
 
 void prepare_root(const SessionOptions& o) {
   guard_replay_root(o.root, RootPolicy{.force = o.force, .allow_unsafe_root = o.allow_unsafe_root});
@@ -27,6 +51,8 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   // later calls are in the trace). The replayer must get the same EPIPE, not die of SIGPIPE —
   // for every engine and the compiled replayer, which all run through here.
   ::signal(SIGPIPE, SIG_IGN);
+  const bool kernel_timed = o.time_with == CallTimer::kEbpf;
+  require_call_timer(o);
   prepare_root(o);
   std::vector<std::string> warnings = o.warnings;
   SandboxResolver sandbox(o.root);
@@ -53,7 +79,28 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   eo.realtime = o.realtime;
   eo.coordinator_chain = o.coordinator_chain;
   eo.uring = &uring;
+  std::unique_ptr<capture::ebpf::SelfCallTimer> timer;
+  ResolutionCalibration calibration;
+  if (kernel_timed) {
+    auto started = capture::ebpf::SelfCallTimer::start();
+    if (!started.ok()) throw Error("--time-with ebpf: " + started.error());
+    timer = std::move(started.value());
+    uring.keep_issue_begins();  // to find each call on a name's path walk (kernel_timing.h)
+    calibration = calibrate_resolution(sandbox);
+  }
   EngineResult res = engine(plan, sandbox, eo);
+  // Kernel-timed: the records get their calls' kernel times; a copy keeps the user-space ones.
+  std::vector<RequestRecord> user_records;
+  std::optional<KernelTimingReport> kernel_timing;
+  if (timer) {
+    capture::ebpf::SelfCallTimes times = timer->stop();
+    timer.reset();
+    user_records = res.records;
+    kernel_timing = apply_kernel_timing(plan, res.records, std::move(times), uring.issue_begins(), calibration);
+    if (kernel_timing->lost > 0 || !kernel_timing->drain_error.empty())
+      warnings.push_back(fmt::format("--time-with ebpf: {} probe record(s) lost{}; their calls keep user-space times",
+                                     kernel_timing->lost, kernel_timing->drain_error.empty() ? "" : ", " + kernel_timing->drain_error));
+  }
   nlohmann::json uring_json = {{"mode", uring.active() ? "ring" : "plain"}};
   if (uring.active()) {
     uring_json["traced_depth_max"] = uring.traced_depth();
@@ -64,7 +111,16 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   for (auto& w : res.warnings) warnings.push_back("--rt: " + w);
 
   auto events = request_events(plan);
-  ReplaySummary s = summarize_replay(plan.trace, events, res.records, res.stats, res.dependency_waits, res.wall_ns, bias);
+  // Timed like the capture, nothing is to be corrected: no bias. The user-space report keeps it.
+  ReplaySummary s = summarize_replay(plan.trace, events, res.records, res.stats, res.dependency_waits, res.wall_ns,
+                                     kernel_timed ? trace::TimerBias{} : bias);
+  s.fidelity.timed_with = call_timer_name(o.time_with);
+  if (kernel_timing) {
+    s.kernel_timing = kernel_timing;
+    s.fidelity_user_space =
+        summarize_replay(plan.trace, events, user_records, res.stats, res.dependency_waits, res.wall_ns, bias).fidelity;
+    s.fidelity_user_space->timed_with = call_timer_name(CallTimer::kUserSpace);
+  }
   s.engine = o.engine_name;
   s.ordering = std::string(ordering_name(plan.ordering));
   s.timing = timing_name(o.timing);
@@ -77,7 +133,9 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
                 {"timing", s.timing},        {"root", o.root},
                 {"init", o.init},            {"drop_caches", o.drop_caches},
                 {"realtime", o.realtime},    {"init_report", init_json},
-                {"uring", uring_json},       {"timer_bias", bias.to_json()}};
+                {"uring", uring_json},       {"timer_bias", (kernel_timed ? trace::TimerBias{} : bias).to_json()},
+                {"timed_with", call_timer_name(o.time_with)}};
+  if (kernel_timing) h.settings["kernel_timing"] = kernel_timing->to_json();
   h.command = plan.trace.header.command;
   h.host = plan.trace.header.host;
   ClockAnchor a = take_clock_anchor();

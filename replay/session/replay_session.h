@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "replay/engines/engine.h"
@@ -14,6 +15,12 @@
 #include "replay/runtime/sandbox_resolver.h"
 
 namespace rastro::replay {
+
+// The instrument that times each replayed call (docs/replay.md, "Timer bias"): the replayer's
+// clock reads around the syscall, or the eBPF capture's own probes in the kernel (kernel_timing.h).
+enum class CallTimer : uint8_t { kUserSpace, kEbpf };
+Result<CallTimer> parse_call_timer(std::string_view name);
+std::string_view call_timer_name(CallTimer t);
 
 struct SessionOptions {
   std::string root;
@@ -26,6 +33,7 @@ struct SessionOptions {
   bool realtime = false;
   bool coordinator_chain = false;  // EngineOptions::coordinator_chain
   TimingSpec timing;
+  CallTimer time_with = CallTimer::kUserSpace;
   UringMode uring = UringMode::kAuto;  // io_uring requests: through rings or as plain calls (exec_uring.h)
   std::string engine_name;     // "workers", "coordinator", "compiled"
   std::string source;          // the source trace's path (for the header)
@@ -34,6 +42,11 @@ struct SessionOptions {
 
 // Runs the plan in the sandbox; the engine must be ready for a prepared root.
 using EngineRunner = std::function<EngineResult(const Plan&, const SandboxResolver&, const EngineOptions&)>;
+
+// --time-with ebpf without what the eBPF probes need (capabilities, kernel BTF): throws
+// rastro::Error naming it, before anything is written. What only loading the programs can tell
+// (the verifier) fails later, when the timer starts. Nothing to check for user-space timing.
+void require_call_timer(const SessionOptions& options);
 
 // Applies the root rules of root_guard.h (a missing root is created and marked; a non-empty one
 // needs --force and must be a rastro root). Throws rastro::Error.

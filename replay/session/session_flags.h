@@ -27,6 +27,13 @@ inline void add_session_flags(CLI::App& app, SessionOptions& o) {
       ->required();
   app.add_option("--summary-json", o.summary_json, "Write the end-of-run summary as JSON");
   app.add_option_function<std::string>(
+         "--time-with", [&o](const std::string& v) { o.time_with = parse_call_timer(v).take(); },
+         "The instrument timing each replayed call: user = clock reads around the syscall (the default; the "
+         "fidelity report also gives ratios corrected for their timer bias); ebpf = the eBPF capture's own probes "
+         "on the replayer's threads, sys_enter -> sys_exit in the kernel, like `capture -b ebpf` timed the "
+         "original (needs root/CAP_BPF+CAP_PERFMON; the summary then also gives the user-space ratios)")
+      ->check(CLI::IsMember({"user", "ebpf"}));
+  app.add_option_function<std::string>(
          "--uring", [&o](const std::string& v) { o.uring = parse_uring_mode(v).take(); },
                  "io_uring requests of the trace: ring = through io_uring, one ring per thread at the traced "
                  "queue depth (an error if no ring can be set up); plain = as their equivalent calls, one after "

@@ -106,6 +106,31 @@ TEST(ReplayOutput, SummaryCorrectsTheLatencyForTheTimerBias) {
   EXPECT_NE(s.to_text().find("timer bias: 40 ns (p10 30, p90 90; 2000 null syscalls)"), std::string::npos) << s.to_text();
 }
 
+TEST(ReplayOutput, AKernelTimedSummaryCarriesTheMatchingAndTheUserSpaceReport) {
+  TraceBuilder b;
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDONLY, 0}, 3, {"/f"}, 1000, 100);
+  const trace::Trace t = b.take();
+  const std::vector<uint32_t> events = {0};
+  const std::vector<RequestRecord> user = {{4900, 5000, 5200, 3, 0, SkipReason::kNone, false}};
+  const std::vector<RequestRecord> kernel = {{4900, 5050, 5150, 3, 0, SkipReason::kNone, false}};
+  ExecStats stats;
+  stats.executed = 1;
+  ReplaySummary s = summarize_replay(t, events, kernel, stats, 0, 200);
+  s.kernel_timing = KernelTimingReport{.executed = 1, .matched = 1, .kernel_calls = 9};
+  s.fidelity_user_space = summarize_replay(t, events, user, stats, 0, 200, trace::TimerBias{40, 30, 90, 2000}).fidelity;
+  const nlohmann::json j = s.to_json();
+  EXPECT_EQ(j["timed_with"], "ebpf");
+  EXPECT_EQ(j["kernel_timing"]["matched"], 1);
+  EXPECT_EQ(j["kernel_timing"]["kernel_calls"], 9);
+  EXPECT_DOUBLE_EQ(j["fidelity"]["total"]["latency_ratio_sum"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(j["fidelity_user_space"]["total"]["latency_ratio_sum"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j["fidelity_user_space"]["total"]["latency_ratio_sum_corrected"].get<double>(), 1.6);
+  const std::string text = s.to_text();
+  EXPECT_NE(text.find("timed with ebpf (sys_enter -> sys_exit): 1 of 1 executed calls"), std::string::npos) << text;
+  EXPECT_NE(text.find("the same calls timed in user space"), std::string::npos) << text;
+  EXPECT_EQ(ReplaySummary{}.to_json()["timed_with"], "user-space");
+}
+
 TEST(ReplayOutput, IssueRequestRecordsTheSkipReasonAndEmulation) {
   TraceBuilder b;
   b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY, 0644}, 3, {"/f"});

@@ -175,6 +175,16 @@ TEST(ReplayFidelity, WithoutATimerBiasCorrectedEqualsRaw) {
   EXPECT_EQ(negative.timer_bias.samples, 0u);
 }
 
+TEST(ReplayFidelity, AKernelTimedReplayHasNoTimerBiasAndSaysWhy) {
+  FidelityReport rep = accumulate(true).finish();
+  rep.timed_with = "ebpf";
+  EXPECT_NE(rep.to_text().find("timer bias: none, the replay was timed in the kernel"), std::string::npos)
+      << rep.to_text();
+  EXPECT_EQ(rep.to_json()["timed_with"], "ebpf");
+  rep.timed_with = "user-space";
+  EXPECT_NE(rep.to_text().find("timer bias: not measured"), std::string::npos) << rep.to_text();
+}
+
 TEST(ReplayFidelity, NotesFromTheReplayerFillWhatTheTracesDoNotSay) {
   FidelityAccumulator acc = accumulate(false);
   std::map<std::string, ReplayerCallNote, std::less<>> notes;

@@ -126,6 +126,8 @@ FidelityReport compare_replay(const std::string& original, const std::string& re
   } else if (summary.is_object() && summary.contains("timing") && summary["timing"].is_string()) {
     report.timing = summary["timing"].get<std::string>();
   }
+  if (h.settings.contains("timed_with") && h.settings["timed_with"].is_string())
+    report.timed_with = h.settings["timed_with"].get<std::string>();
   for (const auto& [reader, path] : {std::pair{o.get(), original}, std::pair{r.get(), replayed}})
     if (!reader->report().intact) {
       report.inputs_intact = false;

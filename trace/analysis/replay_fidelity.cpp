@@ -139,6 +139,7 @@ nlohmann::json FidelityReport::to_json() const {
           {"span_error_pct", span_error_pct()},
           {"timer_bias_ns", timer_bias.median_ns},
           {"timer_bias", timer_bias.to_json()},
+          {"timed_with", timed_with},
           {"total", total.to_json()},
           {"by_class", classes},
           {"by_call", calls},
@@ -154,7 +155,10 @@ std::string FidelityReport::to_text(bool with_calls) const {
   o += fmt::format("  span: original {:.3f} ms, replay {:.3f} ms, error {:+.1f} %{}\n",
                    static_cast<double>(original_span_ns) / 1e6, static_cast<double>(replay_span_ns) / 1e6,
                    span_error_pct(), timing.empty() ? "" : fmt::format(" ({} timing)", timing));
-  if (timer_bias.samples)
+  if (timed_with == "ebpf")
+    o += "  timer bias: none, the replay was timed in the kernel (sys_enter -> sys_exit) like an eBPF capture; "
+         "lat.*-b = lat.*\n";
+  else if (timer_bias.samples)
     o += fmt::format("  timer bias: {} ns (p10 {}, p90 {}; {} null syscalls); lat.*-b: replayed durations minus it, "
                      "floored at 0\n",
                      timer_bias.median_ns, timer_bias.p10_ns, timer_bias.p90_ns, timer_bias.samples);

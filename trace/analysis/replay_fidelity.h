@@ -96,6 +96,9 @@ struct FidelityReport {
   int64_t original_span_ns = 0;
   int64_t replay_span_ns = 0;
   TimerBias timer_bias;  // what the corrected latency ratios subtract (samples 0: nothing)
+  // The instrument that timed the replayed calls: "ebpf" (`replay --time-with ebpf`: in the kernel,
+  // like an eBPF capture, so no timer bias), "user-space" (around the syscall), "" not known.
+  std::string timed_with;
   FidelityRow total;
   std::vector<FidelityRow> by_class;  // classes with calls, in call_class_names() order
   std::vector<FidelityRow> by_call;   // by class (same order), then calls descending, then name

@@ -1,0 +1,155 @@
+// `--time-with ebpf` for real (needs root and BPF; skipped, saying why, where the eBPF capture
+// cannot run): each engine replays two threads of file calls while the eBPF capture's probes time
+// the replayer's own threads (self_call_timer.h), and apply_kernel_timing gives the calls their
+// kernel times. Two independent clocks meet here: the replayer's vDSO reads and the probes'
+// bpf_ktime_get_ns(); a kernel span can only fall inside its user-space span if both are
+// CLOCK_MONOTONIC.
+#include <fcntl.h>
+
+#include <sys/syscall.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+
+#include <gtest/gtest.h>
+
+#include "capture/ebpf/ebpf_backend.h"
+#include "capture/ebpf/self_call_timer.h"
+#include "replay/engines/engine.h"
+#include "replay/passes/replay_passes.h"
+#include "replay/runtime/exec_uring.h"
+#include "replay/runtime/fs_init.h"
+#include "replay/runtime/kernel_timing.h"
+#include "replay_test_util.h"
+
+namespace rastro::replay {
+namespace {
+
+std::string ebpf_missing() {
+  std::string why;
+  for (auto& m : capture::ebpf::EbpfBackend().missing_requirements()) why += m + "; ";
+  if (!why.empty()) std::printf("eBPF unavailable here: %s\n", why.c_str());
+  return why;
+}
+
+// Threads 100 and 101 of pid 100, each on its own file: openat, 30 pwrite64/pread64, fstat, close.
+trace::Trace file_calls_trace() {
+  testing::TraceBuilder b;
+  for (int k = 0; k < 2; ++k) {
+    const int32_t tid = 100 + k;
+    const int fd = 3 + k;
+    b.add(100, tid, "openat", {AT_FDCWD, 0, O_RDWR | O_CREAT, 0644}, fd, {"/data/f" + std::to_string(k)});
+    for (int i = 0; i < 30; ++i) {
+      b.add(100, tid, "pwrite64", {fd, 0, 4096, i * 4096}, 4096);
+      b.add(100, tid, "pread64", {fd, 0, 4096, i * 4096}, 4096);
+    }
+    b.add(100, tid, "fstat", {fd, 0}, 0);
+    b.add(100, tid, "close", {fd}, 0);
+  }
+  return b.take();
+}
+
+class KernelTimedEngines : public ::testing::TestWithParam<EngineKind> {};
+
+TEST_P(KernelTimedEngines, EveryExecutedCallGetsAKernelSpanInsideItsUserSpan) {
+  if (!ebpf_missing().empty()) GTEST_SKIP() << "eBPF cannot run here";
+  Plan plan = infer_plan(file_calls_trace(), Ordering::kFs).take();
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  create_initial_state(sb, plan_initial_state(plan.trace));
+
+  auto timer = capture::ebpf::SelfCallTimer::start();
+  ASSERT_TRUE(timer.ok()) << timer.error();
+  EngineResult res = run_engine(GetParam(), plan, sb, EngineOptions{});
+  capture::ebpf::SelfCallTimes times = timer.value()->stop();
+  const std::vector<RequestRecord> user = res.records;
+  KernelTimingReport rep = apply_kernel_timing(plan, res.records, std::move(times));
+  std::printf("%s", rep.to_text().c_str());
+
+  EXPECT_EQ(rep.executed, plan.requests.size());
+  EXPECT_EQ(rep.lost, 0u);
+  EXPECT_TRUE(rep.drain_error.empty()) << rep.drain_error;
+  EXPECT_EQ(rep.matched + rep.no_kernel_call + rep.ambiguous, rep.executed);
+  // Nothing was lost and each span holds its call: every one is matched.
+  EXPECT_EQ(rep.matched, rep.executed) << rep.to_text();
+  size_t kernel_timed = 0;
+  for (size_t r = 0; r < res.records.size(); ++r) {
+    const RequestRecord& k = res.records[r];
+    const RequestRecord& u = user[r];
+    if (k.begin_ns == u.begin_ns && k.end_ns == u.end_ns) continue;  // (unmatched: counted above)
+    ++kernel_timed;
+    EXPECT_LE(u.begin_ns, k.begin_ns) << "request " << r;
+    EXPECT_LE(k.begin_ns, k.end_ns) << "request " << r;
+    EXPECT_LE(k.end_ns, u.end_ns) << "request " << r;
+    EXPECT_LE(k.end_ns - k.begin_ns, u.end_ns - u.begin_ns) << "request " << r;
+  }
+  EXPECT_EQ(kernel_timed, rep.matched);
+}
+
+// Thread 100 of pid 100: 20 × (stat of an existing file, lstat of it, stat below a missing
+// directory); each a call on a name the sandbox resolves before the call (sandbox_resolver.h).
+trace::Trace calls_on_names_trace() {
+  testing::TraceBuilder b;
+  for (int i = 0; i < 20; ++i) {
+    b.add(100, 100, "stat", {0, 0}, 0, {"/data/sub/f"});
+    b.add(100, 100, "lstat", {0, 0}, 0, {"/data/sub/f"});
+    b.add(100, 100, "stat", {0, 0}, -ENOENT, {"/nope/x"});
+  }
+  return b.take();
+}
+
+TEST_P(KernelTimedEngines, ACallOnANameGetsItsPathWalkAndItsCall) {
+  if (!ebpf_missing().empty()) GTEST_SKIP() << "eBPF cannot run here";
+  Plan plan = infer_plan(calls_on_names_trace(), Ordering::kFs).take();
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  create_initial_state(sb, plan_initial_state(plan.trace));
+  UringReplay uring(plan, UringMode::kPlain);
+  uring.keep_issue_begins();
+  EngineOptions eo;
+  eo.uring = &uring;
+
+  auto timer = capture::ebpf::SelfCallTimer::start();
+  ASSERT_TRUE(timer.ok()) << timer.error();
+  const ResolutionCalibration cal = calibrate_resolution(sb);
+  EngineResult res = run_engine(GetParam(), plan, sb, eo);
+  capture::ebpf::SelfCallTimes times = timer.value()->stop();
+  const std::vector<RequestRecord> user = res.records;
+  // The probes' own record of the replayer's openat2 calls, to check the walks against.
+  std::vector<capture::ebpf::KernelCall> openat2s;
+  for (const auto& k : times.calls)
+    if (k.nr == SYS_openat2) openat2s.push_back(k);
+  KernelTimingReport rep = apply_kernel_timing(plan, res.records, std::move(times), uring.issue_begins(), cal);
+  std::printf("%s", rep.to_text().c_str());
+
+  ASSERT_EQ(rep.executed, plan.requests.size());
+  EXPECT_EQ(rep.lost, 0u);
+  // Every one walked its path in the kernel: none is left without a kernel call.
+  EXPECT_EQ(rep.matched, rep.executed) << rep.to_text();
+  EXPECT_EQ(rep.with_walk, rep.executed) << rep.to_text();
+  EXPECT_EQ(rep.walk_only, 20u) << rep.to_text();
+  EXPECT_GT(rep.open_fixed_ns, 0) << "the probes saw the calibration's openat2 calls";
+  const auto issued = uring.issue_begins();
+  for (size_t r = 0; r < res.records.size(); ++r) {
+    const RequestRecord& k = res.records[r];
+    const RequestRecord& u = user[r];
+    EXPECT_EQ(u.rvalue, plan.trace.events[plan.requests[r].event].rvalue) << "request " << r;
+    // Inside the request, resolution included; at least the one openat2 that walked it, less the
+    // fixed cost of an openat2 (a failed walk: all of it).
+    EXPECT_LE(issued[r], k.begin_ns) << "request " << r;
+    EXPECT_LE(k.end_ns, u.end_ns) << "request " << r;
+    const auto walk = std::find_if(openat2s.begin(), openat2s.end(), [&](const capture::ebpf::KernelCall& c) {
+      return c.begin_ns >= issued[r] && c.end_ns <= u.begin_ns;
+    });
+    ASSERT_NE(walk, openat2s.end()) << "request " << r;
+    EXPECT_GE(k.end_ns - k.begin_ns, walk->end_ns - walk->begin_ns - rep.open_fixed_ns) << "request " << r;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, KernelTimedEngines,
+                         ::testing::Values(EngineKind::kWorkers, EngineKind::kCoordinator),
+                         [](const auto& p) { return std::string(engine_name(p.param)); });
+
+}  // namespace
+}  // namespace rastro::replay
