@@ -114,8 +114,10 @@ FsLoader::~FsLoader() {
 Result<bool> FsLoader::add_task(pid_t tid, bool active) {
   // Task storage is keyed by a pidfd from user space. A non-leader thread needs PIDFD_THREAD
   // (Linux 6.9; O_EXCL's value), tried second so process leaders work on older kernels too.
+  // Without it a thread is refused with EINVAL, or ENOENT on newer kernels (6.18 here).
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, tid, 0));
-  if (pidfd < 0 && errno == EINVAL) pidfd = static_cast<int>(::syscall(SYS_pidfd_open, tid, 0x80));
+  if (pidfd < 0 && (errno == EINVAL || errno == ENOENT))
+    pidfd = static_cast<int>(::syscall(SYS_pidfd_open, tid, 0x80));
   if (pidfd < 0) {
     const int saved = errno;
     // A thread that exited between being listed (/proc/PID/task) and now makes no more calls:

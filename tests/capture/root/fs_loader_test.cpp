@@ -47,5 +47,25 @@ TEST(FsLoaderAddTask, ARunningThreadIsRegistered) {
   EXPECT_TRUE(added.value());
 }
 
+// A thread that is not its process's leader (the kernel's pidfd_open needs PIDFD_THREAD for it,
+// and without it says EINVAL on older kernels, ENOENT on newer ones): registered like the leader.
+TEST(FsLoaderAddTask, ARunningThreadThatIsNotTheLeaderIsRegistered) {
+  if (std::string why = testing::ebpf_missing(); !why.empty()) GTEST_SKIP() << "eBPF unavailable: " << why;
+  auto loader = open_loader();
+  ASSERT_TRUE(loader.ok()) << loader.error();
+  std::atomic<pid_t> tid{0};
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    while (!done.load()) std::this_thread::yield();
+  });
+  while (tid.load() == 0) std::this_thread::yield();
+  auto added = (*loader)->add_task(tid.load(), /*active=*/true);
+  done = true;
+  worker.join();
+  ASSERT_TRUE(added.ok()) << added.error();
+  EXPECT_TRUE(added.value());
+}
+
 }  // namespace
 }  // namespace rastro::capture::ebpf
