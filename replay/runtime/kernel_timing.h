@@ -41,8 +41,6 @@
 
 namespace rastro::replay {
 
-
-// Rewrites begin/end of the matched records (see above); `times.calls` may be in any order.
 // Where and when the session opened the root itself (the probes running) to learn what an openat2
 // costs the kernel beyond its walk.
 struct ResolutionCalibration {
@@ -53,6 +51,7 @@ struct ResolutionCalibration {
 // Resolves the root 64 times through `sandbox` on the calling thread (each O_PATH fd closed).
 ResolutionCalibration calibrate_resolution(const SandboxResolver& sandbox);
 
+// Rewrites begin/end of the matched records (see above); `times.calls` may be in any order.
 // `issued_ns`: empty, or per request where it began before its timed region was narrowed (0: unknown).
 KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord> records,
                                        capture::ebpf::SelfCallTimes times,

@@ -71,8 +71,13 @@ TEST_P(KernelTimedEngines, EveryExecutedCallGetsAKernelSpanInsideItsUserSpan) {
   EXPECT_EQ(rep.lost, 0u);
   EXPECT_TRUE(rep.drain_error.empty()) << rep.drain_error;
   EXPECT_EQ(rep.matched + rep.no_kernel_call + rep.ambiguous, rep.executed);
-  // Nothing was lost and each span holds its call: every one is matched.
-  EXPECT_EQ(rep.matched, rep.executed) << rep.to_text();
+  // Nothing was lost and each span holds its call: every one is matched — but the coordinator's
+  // workers take any request, so two threads' calls of one number inside one long span can leave
+  // a call ambiguous (kernel_timing.h), counted and kept at its user-space times: at most 3 %
+  // (CI: 1 of 126 once; as in kernel_timed_replay_test.cpp).
+  EXPECT_EQ(rep.no_kernel_call, 0u) << rep.to_text();
+  if (GetParam() == EngineKind::kWorkers) EXPECT_EQ(rep.matched, rep.executed) << rep.to_text();
+  else EXPECT_LE(rep.ambiguous * 100, rep.executed * 3) << rep.to_text();
   size_t kernel_timed = 0;
   for (size_t r = 0; r < res.records.size(); ++r) {
     const RequestRecord& k = res.records[r];
