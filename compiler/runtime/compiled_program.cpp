@@ -1,5 +1,7 @@
 #include "compiler/runtime/compiled_program.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <iterator>
 #include <memory>
@@ -142,6 +144,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
 
   replay::CompletionFlag go;
   std::mutex merge_mu;
+  std::vector<int32_t> tids(plan.threads.size(), 0);  // the OS thread of each plan thread
   auto body = [&](size_t t) {
     ThreadState st;
     st.sh = &sh;
@@ -149,6 +152,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
     std::string rt_why;
     bool rt_failed = options.realtime && !replay::make_realtime(&rt_why);
     ThreadContext ctx(&st);
+    tids[t] = static_cast<int32_t>(::gettid());  // its own slot, read after the join
     go.wait();
     const StaticThread& code = ct.threads[t];
     for (size_t p = 0; p < code.n_parts; ++p) code.parts[p](ctx);
@@ -166,6 +170,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   sh.uring->finish(res.records, res.stats);
   res.start_ns = schedule.start_ns();
   res.wall_ns = replay::detail::wall_time(res.records);
+  if (options.record_os_threads) res.os_threads = replay::detail::per_request_os_threads(plan, tids);
   return res;
 }
 

@@ -7,6 +7,8 @@
 // push the request back. Idle threads sleep on a doorbell (doorbell.h) rung by each push.
 // With EngineOptions::coordinator_chain, a request whose only dependency is its thread's previous
 // one skips the coordinator: the worker that ran the previous one runs it next.
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -92,7 +94,9 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   CompletionFlag go;
   std::mutex merge_mu;
 
+  if (options.record_os_threads) res.os_threads.assign(n, 0);
   auto worker = [&] {
+    const auto tid = static_cast<int32_t>(::gettid());
     std::string rt_why;
     bool rt_failed = options.realtime && !make_realtime(&rt_why);
     ThreadScratch scratch;
@@ -108,6 +112,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       if (options.hooks) options.hooks->before_issue(r);
       const int64_t planned = schedule.await_issue(r, monotonic_ns());
       RequestRecord& rec = res.records[r];
+      if (options.record_os_threads) res.os_threads[r] = tid;  // r's own slot: one worker runs r
       uring.issue(r, setup.exec, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
       rec.planned_ns = planned;
       schedule.finish(r, rec);

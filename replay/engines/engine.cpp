@@ -73,6 +73,13 @@ ImplicitDeps implicit_deps(const Plan& plan) {
   return d;
 }
 
+std::vector<int32_t> per_request_os_threads(const Plan& plan, const std::vector<int32_t>& tids) {
+  std::vector<int32_t> os(plan.requests.size(), 0);
+  for (size_t t = 0; t < plan.threads.size() && t < tids.size(); ++t)
+    for (uint32_t r : plan.threads[t].requests) os[r] = tids[t];
+  return os;
+}
+
 int64_t wall_time(const std::vector<RequestRecord>& records) {
   if (records.empty()) return 0;
   int64_t first = records[0].begin_ns, last = records[0].end_ns;

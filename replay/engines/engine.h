@@ -52,6 +52,7 @@ struct EngineOptions {
   // that one depends on nothing else, instead of handing both through the coordinator (the thesis
   // design, the default, passes every request through it: two thread wake-ups per request).
   bool coordinator_chain = false;
+  bool record_os_threads = false;  // fill EngineResult::os_threads (--time-with ebpf)
 };
 
 struct EngineResult {
@@ -62,6 +63,9 @@ struct EngineResult {
   int64_t start_ns = 0;                // trace offset 0 maps here
   int64_t wall_ns = 0;
   std::vector<std::string> warnings;
+  // With EngineOptions::record_os_threads, per request the OS thread (gettid) that issued it
+  // (0: none); else empty. `--time-with ebpf` takes only that thread's calls (kernel_timing.h).
+  std::vector<int32_t> os_threads;
 };
 
 // Runs the plan in `sandbox` (the fs state must already be prepared).

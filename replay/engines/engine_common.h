@@ -38,5 +38,7 @@ struct EngineSetup {
 
 // From the first request's begin to the last one's end.
 int64_t wall_time(const std::vector<RequestRecord>& records);
+// EngineResult::os_threads of an engine that ran plan thread t's requests on OS thread tids[t].
+std::vector<int32_t> per_request_os_threads(const Plan& plan, const std::vector<int32_t>& tids);
 
 }  // namespace rastro::replay::detail

@@ -2,6 +2,8 @@
 // thread's requests in program order, waits on the completion flags of their dependencies, applies
 // the timing policy and issues the call. The only shared writes on the hot path are the request's
 // own end time and completion flag.
+#include <unistd.h>
+
 #include <mutex>
 #include <thread>
 
@@ -28,6 +30,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   CompletionFlag go;
   std::mutex merge_mu;
 
+  std::vector<int32_t> tids(plan.threads.size(), 0);  // the OS thread of each plan thread
   auto body = [&](size_t t) {
     const PlanThread& pt = plan.threads[t];
     std::string rt_why;
@@ -36,6 +39,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
     ThreadScratch scratch;
     uint64_t waits = 0;
     int64_t prev_end = -1;
+    tids[t] = static_cast<int32_t>(::gettid());  // its own slot, read after the join
     go.wait();
     for (uint32_t r : pt.requests) {
       const Request& q = plan.requests[r];
@@ -73,6 +77,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   uring.finish(res.records, res.stats);
   res.start_ns = schedule.start_ns();
   res.wall_ns = detail::wall_time(res.records);
+  if (options.record_os_threads) res.os_threads = detail::per_request_os_threads(plan, tids);
   return res;
 }
 

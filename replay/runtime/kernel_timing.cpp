@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/clock.h"
+#include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
 
@@ -108,7 +109,7 @@ ResolutionCalibration calibrate_resolution(const SandboxResolver& sandbox) {
 
 KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord> records,
                                        capture::ebpf::SelfCallTimes times, std::span<const int64_t> issued_ns,
-                                       ResolutionCalibration calibration) {
+                                       ResolutionCalibration calibration, std::span<const int32_t> os_threads) {
   KernelTimingReport rep;
   rep.kernel_calls = times.calls.size();
   rep.lost = times.lost;
@@ -139,11 +140,18 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
     return r < issued_ns.size() && issued_ns[r] > 0 && issued_ns[r] < records[r].begin_ns;
   };
 
-  // The OS thread each plan thread's unambiguous requests ran on: 0 unknown, -1 several.
+  // The OS thread that issued request r, where the engine said (0: it did not).
+  auto ran_on = [&os_threads](uint32_t r) { return r < os_threads.size() ? os_threads[r] : 0; };
+  // Without it: the OS thread each plan thread's unambiguous requests ran on (0 unknown, -1 several).
   std::vector<int32_t> os_tid(plan.threads.size(), 0);
+  auto unmatched = [&](uint32_t r, bool ambiguous, const char* why) {
+    ++(ambiguous ? rep.ambiguous : rep.no_kernel_call);
+    const Request& q = plan.requests[r];
+    rep.note_unmatched(r, q.thread, plan.trace.events[q.event].nr, why);
+  };
   auto assign = [&](uint32_t r, uint32_t idx, bool same_nr) {
-    if (used[idx]) {  // already some other request's call: neither can be sure
-      ++rep.ambiguous;
+    if (used[idx]) {  // already some other request's call: this one cannot be sure
+      unmatched(r, true, "its only candidate call was already another request's");
       return;
     }
     used[idx] = true;
@@ -180,6 +188,20 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
     }
     ++rep.executed;
     const int32_t nr = plan.trace.events[q.event].nr;
+    if (ran_on(r) > 0) {  // its own OS thread's calls only
+      const ThreadCalls* t = thread_of(ran_on(r));
+      const Candidates c = t ? candidates_in(*t, rec.begin_ns, rec.end_ns, nr) : Candidates{};
+      if (c.same_nr != kNone)
+        assign(r, c.same_nr, true);
+      else if (c.any != kNone)
+        assign(r, c.any, calls[c.any].nr == nr);
+      else if (c.count == 0 && has_walk_window(r))
+        walk_only.push_back(r);
+      else
+        unmatched(r, c.count > 0, c.count > 0 ? "several calls of other numbers in its span on its OS thread"
+                                              : "no kernel call in its span");
+      continue;
+    }
     uint32_t by_nr = kNone, by_any = kNone, n_by_nr = 0, n_by_any = 0;
     int32_t tid_nr = 0, tid_any = 0;
     bool some_call = false;
@@ -200,7 +222,7 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
       if (!some_call && has_walk_window(r))
         walk_only.push_back(r);  // decided once the OS threads are known
       else
-        ++(some_call ? rep.ambiguous : rep.no_kernel_call);  // several calls of other numbers, or none
+        unmatched(r, some_call, some_call ? "several calls of other numbers in its span" : "no kernel call in its span");
     } else {
       undecided.push_back(r);
     }
@@ -213,7 +235,8 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
     const int32_t tid = os_tid[plan.requests[r].thread];
     auto t = std::find_if(threads.begin(), threads.end(), [tid](const ThreadCalls& x) { return x.tid == tid; });
     if (tid <= 0 || t == threads.end()) {
-      ++rep.ambiguous;
+      unmatched(r, true, tid < 0 ? "several candidate threads; its plan thread ran on several OS threads"
+                                 : "several candidate threads; its plan thread's OS thread unknown");
       continue;
     }
     const RequestRecord& rec = records[r];
@@ -224,27 +247,39 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
     else if (c.any != kNone)
       assign(r, c.any, calls[c.any].nr == nr);
     else
-      ++rep.ambiguous;
+      unmatched(r, true, "several candidate threads; none of its OS thread's calls alone in its span");
   }
   for (uint32_t r : walk_only) {
-    // The one OS thread that walked inside the request's window; several: the plan thread's.
+    // The one OS thread that walked inside the request's window; several (or told): the plan thread's.
     const ThreadCalls* walked = nullptr;
     uint32_t n = 0;
     for (const ThreadCalls& t : threads)
       if (walk_in(t, issued_ns[r], records[r].begin_ns, used, false).n > 0 && n++ == 0) walked = &t;
-    if (n > 1) {
-      walked = thread_of(os_tid[plan.requests[r].thread]);
+    if (n > 1 || (n == 1 && ran_on(r) > 0)) {
+      walked = thread_of(ran_on(r) > 0 ? ran_on(r) : os_tid[plan.requests[r].thread]);
       if (walked && walk_in(*walked, issued_ns[r], records[r].begin_ns, used, false).n == 0) walked = nullptr;
     }
     if (walked)
       assign_walk(r, *walked);
     else
-      ++rep.no_kernel_call;
+      unmatched(r, false, "no kernel call in its span; its walk on no single OS thread");
   }
   return rep;
 }
 
+void KernelTimingReport::note_unmatched(uint32_t request, uint32_t thread, int32_t nr, std::string reason) {
+  if (examples.size() < kMaxExamples) examples.push_back({request, thread, nr, std::move(reason)});
+}
+
 nlohmann::json KernelTimingReport::to_json() const {
+  nlohmann::json ex = nlohmann::json::array();
+  for (const UnmatchedCall& u : examples) {
+    const trace::SyscallInfo* info = trace::syscall_by_nr(u.nr);
+    ex.push_back({{"request", u.request},
+                  {"thread", u.thread},
+                  {"syscall", info ? std::string(info->name) : fmt::format("#{}", u.nr)},
+                  {"reason", u.reason}});
+  }
   return {{"instrument", "ebpf"},
           {"executed", executed},
           {"matched", matched},
@@ -258,7 +293,8 @@ nlohmann::json KernelTimingReport::to_json() const {
           {"lost", lost},
           {"untracked_threads", untracked_threads},
           {"unfinished", unfinished},
-          {"drain_error", drain_error}};
+          {"drain_error", drain_error},
+          {"unmatched_examples", ex}};
 }
 
 std::string KernelTimingReport::to_text() const {
@@ -270,6 +306,11 @@ std::string KernelTimingReport::to_text() const {
       "ring calls\n",
       matched, executed, matched_other_nr, with_walk, open_fixed_ns, walk_only, unmatched(), no_kernel_call, ambiguous, not_executed);
   o += fmt::format("    probe records: {} calls, {} lost, {} untracked threads\n", kernel_calls, lost, untracked_threads);
+  for (size_t i = 0; i < std::min<size_t>(examples.size(), 3); ++i) {
+    const trace::SyscallInfo* info = trace::syscall_by_nr(examples[i].nr);
+    o += fmt::format("    user-space times kept for request {} ({}, plan thread {}): {}\n", examples[i].request,
+                     info ? info->name : std::string_view("?"), examples[i].thread, examples[i].reason);
+  }
   if (!drain_error.empty()) o += "    drain failed: " + drain_error + "\n";
   return o;
 }

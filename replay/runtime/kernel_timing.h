@@ -5,14 +5,16 @@
 // record's begin/end become that call's sys_enter/sys_exit. Same clock: bpf_ktime_get_ns() is
 // CLOCK_MONOTONIC, what monotonic_ns() reads.
 //
-// Which kernel call: the engines do not say which OS thread ran a request (the coordinator's
-// workers take any request), so the match is by containment. Per OS thread, the calls inside the
-// span: a thread with exactly one of the traced call's number qualifies first; failing that, a
-// thread with exactly one call of any number (the replayer issued an equivalent call: stat as
-// newfstatat, open as openat). One qualifying thread: matched. Several (concurrent threads
-// inside one long call): the OS thread that ran this plan thread's unambiguous requests, when
-// all of them ran on one (workers and compiled replayers: one OS thread per plan thread).
-// Otherwise the request keeps its user-space times and is counted, by reason — never silently.
+// Which kernel call: the engines say which OS thread issued each request (`os_threads`, with
+// EngineOptions::record_os_threads), and only that thread's calls inside the request's user-space
+// span are candidates: the only one of the traced call's number, or failing that the only call
+// of any number (the replayer issued an equivalent call: stat as newfstatat, open as openat).
+// Another thread's call inside a short span (a failed resolution's, whose own thread made none)
+// is never taken. Without the engine's word (hand-made records), the match is by containment:
+// per OS thread, the calls inside the span, a thread qualifying as above; one qualifying thread:
+// matched; several: the OS thread that ran this plan thread's unambiguous requests, when all of
+// them ran on one. Otherwise the request keeps its user-space times and is counted, by reason,
+// the first few named (KernelTimingReport::examples) — never silently.
 //
 // A call on a name (stat, lstat, access, readlink, mkdir, unlink, rename, ...): the sandbox first
 // resolved its parent, or the object it follows, to an O_PATH fd with openat2(RESOLVE_IN_ROOT),
@@ -53,9 +55,11 @@ ResolutionCalibration calibrate_resolution(const SandboxResolver& sandbox);
 
 // Rewrites begin/end of the matched records (see above); `times.calls` may be in any order.
 // `issued_ns`: empty, or per request where it began before its timed region was narrowed (0: unknown).
+// `os_threads`: empty, or per request the OS thread (gettid) that issued it (0: unknown).
 KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord> records,
                                        capture::ebpf::SelfCallTimes times,
                                        std::span<const int64_t> issued_ns = {},
-                                       ResolutionCalibration calibration = {});
+                                       ResolutionCalibration calibration = {},
+                                       std::span<const int32_t> os_threads = {});
 
 }  // namespace rastro::replay

@@ -5,12 +5,24 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace rastro::replay {
 
+// One executed request that kept its user-space times, and why: the first few are kept so a user
+// (and a failing test) can look at the call in the replayed trace instead of guessing.
+struct UnmatchedCall {
+  uint32_t request = 0;
+  uint32_t thread = 0;  // plan thread
+  int32_t nr = 0;       // the traced call's number
+  std::string reason;   // "no kernel call", "several calls in its span", "call taken twice", ...
+};
+
 struct KernelTimingReport {
+  static constexpr size_t kMaxExamples = 16;
+
   uint64_t executed = 0;          // requests executed against the kernel as a syscall of their own
   uint64_t matched = 0;           // of executed: given their kernel begin/end
   uint64_t matched_other_nr = 0;  // of matched: through another syscall than the traced one
@@ -26,6 +38,9 @@ struct KernelTimingReport {
   uint64_t untracked_threads = 0;
   uint64_t unfinished = 0;
   std::string drain_error;
+  std::vector<UnmatchedCall> examples;  // the first kMaxExamples unmatched executed calls
+
+  void note_unmatched(uint32_t request, uint32_t thread, int32_t nr, std::string reason);
 
   uint64_t unmatched() const { return executed - matched; }
   nlohmann::json to_json() const;

@@ -86,6 +86,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
     if (!started.ok()) throw Error("--time-with ebpf: " + started.error());
     timer = std::move(started.value());
     uring.keep_issue_begins();  // to find each call on a name's path walk (kernel_timing.h)
+    eo.record_os_threads = true;  // whose calls are each request's (kernel_timing.h)
     calibration = calibrate_resolution(sandbox);
   }
   EngineResult res = engine(plan, sandbox, eo);
@@ -96,7 +97,8 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
     capture::ebpf::SelfCallTimes times = timer->stop();
     timer.reset();
     user_records = res.records;
-    kernel_timing = apply_kernel_timing(plan, res.records, std::move(times), uring.issue_begins(), calibration);
+    kernel_timing = apply_kernel_timing(plan, res.records, std::move(times), uring.issue_begins(), calibration,
+                                        res.os_threads);
     if (kernel_timing->lost > 0 || !kernel_timing->drain_error.empty())
       warnings.push_back(fmt::format("--time-with ebpf: {} probe record(s) lost{}; their calls keep user-space times",
                                      kernel_timing->lost, kernel_timing->drain_error.empty() ? "" : ", " + kernel_timing->drain_error));

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -61,23 +62,27 @@ TEST_P(KernelTimedEngines, EveryExecutedCallGetsAKernelSpanInsideItsUserSpan) {
 
   auto timer = capture::ebpf::SelfCallTimer::start();
   ASSERT_TRUE(timer.ok()) << timer.error();
-  EngineResult res = run_engine(GetParam(), plan, sb, EngineOptions{});
+  EngineOptions eo;
+  eo.record_os_threads = true;
+  EngineResult res = run_engine(GetParam(), plan, sb, eo);
   capture::ebpf::SelfCallTimes times = timer.value()->stop();
+  // Each request says which OS thread issued it, one of the replay's own.
+  ASSERT_EQ(res.os_threads.size(), plan.requests.size());
+  for (int32_t tid : res.os_threads) EXPECT_GT(tid, 0);
+  EXPECT_EQ(std::count(res.os_threads.begin(), res.os_threads.end(), static_cast<int32_t>(::gettid())), 0);
   const std::vector<RequestRecord> user = res.records;
-  KernelTimingReport rep = apply_kernel_timing(plan, res.records, std::move(times));
+  KernelTimingReport rep = apply_kernel_timing(plan, res.records, std::move(times), {}, {}, res.os_threads);
   std::printf("%s", rep.to_text().c_str());
 
   EXPECT_EQ(rep.executed, plan.requests.size());
   EXPECT_EQ(rep.lost, 0u);
   EXPECT_TRUE(rep.drain_error.empty()) << rep.drain_error;
   EXPECT_EQ(rep.matched + rep.no_kernel_call + rep.ambiguous, rep.executed);
-  // Nothing was lost and each span holds its call: every one is matched — but the coordinator's
-  // workers take any request, so two threads' calls of one number inside one long span can leave
-  // a call ambiguous (kernel_timing.h), counted and kept at its user-space times: at most 3 %
-  // (CI: 1 of 126 once; as in kernel_timed_replay_test.cpp).
+  // Nothing was lost, each span holds its call, and the engine said whose calls they are: every
+  // one is matched — the coordinator's too, whose workers take any request (before the engines
+  // said so, two threads' calls of one number inside one long span could leave one ambiguous).
   EXPECT_EQ(rep.no_kernel_call, 0u) << rep.to_text();
-  if (GetParam() == EngineKind::kWorkers) EXPECT_EQ(rep.matched, rep.executed) << rep.to_text();
-  else EXPECT_LE(rep.ambiguous * 100, rep.executed * 3) << rep.to_text();
+  EXPECT_EQ(rep.matched, rep.executed) << rep.to_text();
   size_t kernel_timed = 0;
   for (size_t r = 0; r < res.records.size(); ++r) {
     const RequestRecord& k = res.records[r];
@@ -114,6 +119,7 @@ TEST_P(KernelTimedEngines, ACallOnANameGetsItsPathWalkAndItsCall) {
   uring.keep_issue_begins();
   EngineOptions eo;
   eo.uring = &uring;
+  eo.record_os_threads = true;
 
   auto timer = capture::ebpf::SelfCallTimer::start();
   ASSERT_TRUE(timer.ok()) << timer.error();
@@ -125,7 +131,8 @@ TEST_P(KernelTimedEngines, ACallOnANameGetsItsPathWalkAndItsCall) {
   std::vector<capture::ebpf::KernelCall> openat2s;
   for (const auto& k : times.calls)
     if (k.nr == SYS_openat2) openat2s.push_back(k);
-  KernelTimingReport rep = apply_kernel_timing(plan, res.records, std::move(times), uring.issue_begins(), cal);
+  KernelTimingReport rep = apply_kernel_timing(plan, res.records, std::move(times), uring.issue_begins(), cal,
+                                               res.os_threads);
   std::printf("%s", rep.to_text().c_str());
 
   ASSERT_EQ(rep.executed, plan.requests.size());

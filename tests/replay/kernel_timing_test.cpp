@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "replay_test_util.h"
 #include "trace_builder_plan.h"
@@ -71,6 +72,40 @@ TEST(KernelTiming, AnEquivalentSyscallIsTakenWhenItIsTheOnlyCallInTheSpan) {
   EXPECT_EQ(rep.ambiguous, 1u);
   EXPECT_EQ(rec[3].begin_ns, 7000);  // kept
   EXPECT_EQ(rep.unmatched(), 1u);
+  // The unmatched call is named, with why, in the summary and its text.
+  ASSERT_EQ(rep.examples.size(), 1u);
+  EXPECT_EQ(rep.examples[0].request, 3u);
+  EXPECT_EQ(rep.examples[0].thread, 1u);
+  const nlohmann::json ex = rep.to_json().at("unmatched_examples");
+  ASSERT_EQ(ex.size(), 1u);
+  EXPECT_EQ(ex[0].at("syscall"), "fstat");
+  EXPECT_EQ(ex[0].at("reason"), "several calls of other numbers in its span");
+  EXPECT_NE(rep.to_text().find("user-space times kept for request 3 (fstat, plan thread 1)"), std::string::npos)
+      << rep.to_text();
+}
+
+TEST(KernelTiming, ARequestOnAThreadTheEngineNamedTakesOnlyThatThreadsCalls) {
+  // Requests 0 and 2 ran on OS thread 500, 1 and 3 on 501 (the engine says so). Request 2 (fstat
+  // of thread 0) made no call of its own; its span holds 501's fstat, which is request 3's. By
+  // containment it would take it, and request 3 would be left ambiguous.
+  Plan plan = two_thread_plan();
+  std::vector<RequestRecord> rec = {user_span(1000, 2000), user_span(5000, 6000), user_span(3000, 4000),
+                                    user_span(3050, 3300)};
+  SelfCallTimes t;
+  t.calls = {{500, SYS_pread64, 1100, 1900}, {501, SYS_pread64, 5100, 5900}, {501, SYS_fstat, 3100, 3200}};
+  const std::vector<int32_t> os_threads = {500, 501, 500, 501};
+  KernelTimingReport rep = apply_kernel_timing(plan, rec, t, {}, {}, os_threads);
+  EXPECT_EQ(rep.matched, 3u);
+  EXPECT_EQ(rep.ambiguous, 0u);
+  EXPECT_EQ(rep.no_kernel_call, 1u);
+  EXPECT_EQ(rec[2].begin_ns, 3000);  // kept
+  EXPECT_EQ(rec[3].begin_ns, 3100);
+  ASSERT_EQ(rep.examples.size(), 1u);
+  EXPECT_EQ(rep.examples[0].request, 2u);
+  // Without the engine's word, the same calls leave request 3 without its call.
+  rec = {user_span(1000, 2000), user_span(5000, 6000), user_span(3000, 4000), user_span(3050, 3300)};
+  rep = apply_kernel_timing(plan, rec, t);
+  EXPECT_EQ(rep.ambiguous, 1u);
 }
 
 TEST(KernelTiming, TheSandboxsCloseAfterACallOnANameIsNotTheCall) {
