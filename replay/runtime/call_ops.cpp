@@ -109,7 +109,7 @@ int64_t CallOps::open_path(int di, int pi, int flags, mode_t mode) {
 }
 
 int64_t CallOps::dup_to(int from_replay, int new_key, bool cloexec) {
-  int d = fcntl(from_replay, F_DUPFD_CLOEXEC, 0);
+  const int d = the_call([&] { return ::fcntl(from_replay, F_DUPFD_CLOEXEC, 0); });
   if (d < 0) return -errno;
   std::string p = fds.path(c.key(0));
   install(new_key, d, cloexec, p);

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/clock.h"
 #include "replay/runtime/call_executor.h"
 #include "replay/runtime/unique_fd.h"
 
@@ -80,6 +81,18 @@ class CallOps {
   int64_t install(int key, int replay_fd, bool cloexec, std::string path);
   int64_t open_path(int di, int pi, int flags, mode_t mode);
   int64_t dup_to(int from_replay, int new_key, bool cloexec);
+  // Makes `call` (one syscall) the request's timed region, where the executor makes other
+  // syscalls around it (lookups, bookkeeping that may allocate): the user-space time is the call's
+  // alone, and `--time-with ebpf` finds one call in it (kernel_timing.h). errno is kept.
+  template <class Call>
+  auto the_call(Call&& call) {
+    c.scratch.call.begin_ns = monotonic_ns();
+    auto r = call();
+    const int err = errno;
+    c.scratch.call.end_ns = monotonic_ns();
+    errno = err;
+    return r;
+  }
   size_t bytes(int i) const {
     int64_t v = c.a(i);
     return v < 0 ? 0 : static_cast<size_t>(std::min<int64_t>(v, int64_t{1} << 30));

@@ -57,10 +57,14 @@ int64_t CallOps::fd_ops() {
         case F_DUPFD:
         case F_DUPFD_CLOEXEC:
           return dup_to(fd, c.ret_key(), cmd == F_DUPFD_CLOEXEC);
-        case F_GETFL:
-          return sysret(forced_nonblock_getfl(fd));
-        case F_SETFL:
-          return sysret(forced_nonblock_setfl(fd, static_cast<int>(c.a(2))));
+        case F_GETFL: {
+          const int fl = the_call([&] { return ::fcntl(fd, F_GETFL); });
+          return fl < 0 ? -errno : forced_nonblock_getfl(fd, fl);
+        }
+        case F_SETFL: {
+          const int flags = forced_nonblock_setfl_flags(fd, static_cast<int>(c.a(2)));
+          return sysret(the_call([&] { return ::fcntl(fd, F_SETFL, flags); }));
+        }
         case F_GETFD:  // close-on-exec is the traced process's, kept in the fd map
           return fds.get(c.key(0)).cloexec ? FD_CLOEXEC : 0;
         case F_SETFD:

@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "common/clock.h"
 #include "trace/model/page_fault.h"
 
 namespace rastro::replay {
@@ -55,12 +54,12 @@ int64_t CallOps::memory() {
         if (fd < 0) return e.rvalue;
       }
       const size_t len = static_cast<size_t>(std::max<int64_t>(c.a(1), 0));
-      void* p = ::mmap(nullptr, len, static_cast<int>(c.a(2)) & ~PROT_EXEC, flags, fd, fd < 0 ? 0 : c.a(5));
-      // The call ends here: the table's bookkeeping after it allocates, and an allocator may map
+      // The call alone: the table's bookkeeping after it allocates, and an allocator may map
       // memory itself (a second mmap in the timed region: `--time-with ebpf` could not choose).
-      const int err = errno;
-      c.scratch.call.end_ns = monotonic_ns();
-      if (p == MAP_FAILED) return -err;
+      void* p = the_call([&] {
+        return ::mmap(nullptr, len, static_cast<int>(c.a(2)) & ~PROT_EXEC, flags, fd, fd < 0 ? 0 : c.a(5));
+      });
+      if (p == MAP_FAILED) return -errno;
       if (c.traced_ok())
         maps.add(u(e.rvalue), reinterpret_cast<uint64_t>(p), len);
       else

@@ -33,8 +33,7 @@ void forced_nonblock_created(int replay_fd, bool wanted) {
   g_wanted[k] = wanted;
 }
 
-int forced_nonblock_getfl(int replay_fd) {
-  const int fl = ::fcntl(replay_fd, F_GETFL);
+int forced_nonblock_getfl(int replay_fd, int fl) {
   Key k;
   if (fl < 0 || !key_of(replay_fd, &k)) return fl;
   std::lock_guard lock(g_mu);
@@ -43,7 +42,7 @@ int forced_nonblock_getfl(int replay_fd) {
   return (fl & ~O_NONBLOCK) | (it->second ? O_NONBLOCK : 0);
 }
 
-int forced_nonblock_setfl(int replay_fd, int flags) {
+int forced_nonblock_setfl_flags(int replay_fd, int flags) {
   Key k;
   if (key_of(replay_fd, &k)) {
     std::lock_guard lock(g_mu);
@@ -53,7 +52,7 @@ int forced_nonblock_setfl(int replay_fd, int flags) {
       flags |= O_NONBLOCK;
     }
   }
-  return ::fcntl(replay_fd, F_SETFL, flags);
+  return flags;
 }
 
 }  // namespace rastro::replay

@@ -11,10 +11,11 @@ namespace rastro::replay {
 // A pipe/socketpair end just created with O_NONBLOCK forced; `wanted` = what the program asked.
 void forced_nonblock_created(int replay_fd, bool wanted);
 
-// fcntl(F_GETFL) as the traced program would see it.
-int forced_nonblock_getfl(int replay_fd);
+// fcntl(F_GETFL) as the traced program would see it: `flags` is what the replay's F_GETFL returned.
+int forced_nonblock_getfl(int replay_fd, int flags);
 
-// fcntl(F_SETFL, flags), keeping O_NONBLOCK on replayer-created descriptions.
-int forced_nonblock_setfl(int replay_fd, int flags);
+// The flags to pass to the replay's fcntl(F_SETFL): O_NONBLOCK kept on replayer-created descriptions.
+// (The lookups are syscalls of their own, made here, outside the replayed call.)
+int forced_nonblock_setfl_flags(int replay_fd, int flags);
 
 }  // namespace rastro::replay

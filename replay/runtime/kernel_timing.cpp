@@ -198,7 +198,7 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
       else if (c.count == 0 && has_walk_window(r))
         walk_only.push_back(r);
       else
-        unmatched(r, c.count > 0, c.count > 0 ? "several calls of other numbers in its span on its OS thread"
+        unmatched(r, c.count > 0, c.count > 0 ? "several calls in its span on its OS thread, none the only one of its number"
                                               : "no kernel call in its span");
       continue;
     }
@@ -222,7 +222,7 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
       if (!some_call && has_walk_window(r))
         walk_only.push_back(r);  // decided once the OS threads are known
       else
-        unmatched(r, some_call, some_call ? "several calls of other numbers in its span" : "no kernel call in its span");
+        unmatched(r, some_call, some_call ? "several calls in its span, none the only one of its number" : "no kernel call in its span");
     } else {
       undecided.push_back(r);
     }

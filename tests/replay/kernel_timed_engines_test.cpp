@@ -159,6 +159,42 @@ TEST_P(KernelTimedEngines, ACallOnANameGetsItsPathWalkAndItsCall) {
   }
 }
 
+// Thread 100 of pid 100: a pipe, then per end F_GETFL, F_SETFL O_NONBLOCK, F_GETFL, and a dup2.
+// The executor looks each pipe end up (forced_nonblock.h: an fcntl and an fstat of its own) and
+// keeps the fd table after a dup: its timed region is the one call, which the probes find alone.
+trace::Trace pipe_fcntl_trace() {
+  testing::TraceBuilder b;
+  b.add(100, 100, "pipe2", {(int64_t{4} << 32) | 3, 0}, 0);
+  for (int fd : {3, 4}) {
+    const int mode = fd == 3 ? O_RDONLY : O_WRONLY;
+    b.add(100, 100, "fcntl", {fd, F_GETFL, 0}, mode);
+    b.add(100, 100, "fcntl", {fd, F_SETFL, O_NONBLOCK}, 0);
+    b.add(100, 100, "fcntl", {fd, F_GETFL, 0}, mode | O_NONBLOCK);
+    b.add(100, 100, "dup2", {fd, fd + 5}, fd + 5);
+  }
+  return b.take();
+}
+
+TEST_P(KernelTimedEngines, AnFcntlOrDupOfAPipeIsItsOneCall) {
+  if (!ebpf_missing().empty()) GTEST_SKIP() << "eBPF cannot run here";
+  Plan plan = infer_plan(pipe_fcntl_trace(), Ordering::kFs).take();
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  EngineOptions eo;
+  eo.record_os_threads = true;
+  auto timer = capture::ebpf::SelfCallTimer::start();
+  ASSERT_TRUE(timer.ok()) << timer.error();
+  EngineResult res = run_engine(GetParam(), plan, sb, eo);
+  capture::ebpf::SelfCallTimes times = timer.value()->stop();
+  for (size_t r = 0; r < res.records.size(); ++r)
+    EXPECT_EQ(res.records[r].rvalue, plan.trace.events[plan.requests[r].event].rvalue) << "request " << r;
+  KernelTimingReport rep = apply_kernel_timing(plan, res.records, std::move(times), {}, {}, res.os_threads);
+  std::printf("%s", rep.to_text().c_str());
+  EXPECT_EQ(rep.executed, plan.requests.size());
+  EXPECT_EQ(rep.matched, rep.executed) << rep.to_text();
+  EXPECT_EQ(rep.matched_other_nr, 2u) << rep.to_text();  // the dup2s, replayed as fcntl(F_DUPFD_CLOEXEC)
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, KernelTimedEngines,
                          ::testing::Values(EngineKind::kWorkers, EngineKind::kCoordinator),
                          [](const auto& p) { return std::string(engine_name(p.param)); });
