@@ -92,8 +92,7 @@ CodegenReport generate_program(const replay::Plan& plan, const CodegenOptions& o
   }, &rep.files);
   size_t rc = emit_table(dir, "kRequests", "StaticRequest", plan.requests.size(), chunk, [&](size_t i) {
     const replay::Request& q = plan.requests[i];
-    return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {{{}}}}}", q.event, q.thread, q.deps_begin, q.deps_count,
-                       cpp_int_literal(q.trace_begin_ns), cpp_int_literal(q.trace_end_ns), static_cast<int>(q.action), q.path[0], q.path[1],
+    return fmt::format("{{{}, {}, {}, {}, {}, {}, {{{}}}}}", q.event, q.thread, q.deps_begin, static_cast<int>(q.action), q.path[0], q.path[1],
                        fmt::join(plan.fd_keys.keys[i], ", "));
   }, &rep.files);
   size_t dc = emit_table(dir, "kDeps", "StaticDep", plan.deps.size(), chunk, [&](size_t i) {
@@ -113,10 +112,9 @@ CodegenReport generate_program(const replay::Plan& plan, const CodegenOptions& o
       s += fmt::format("void {}(rastro::compiled::ThreadContext& c);\nvoid {}(rastro::compiled::ThreadContext& c) {{\n", fn, fn);
       for (size_t k = p * chunk; k < std::min(reqs.size(), (p + 1) * chunk); ++k) {
         uint32_t r = reqs[k];
-        const replay::Request& q = plan.requests[r];
         s += " ";
-        for (uint32_t d = 0; d < q.deps_count; ++d) {
-          uint32_t dep = plan.deps[q.deps_begin + d].request;
+        for (const replay::Dep& d : replay::deps_of(plan, r)) {
+          const uint32_t dep = d.request;
           if (dep != r) s += fmt::format(" c.wait({});", dep);
         }
         s += fmt::format(" c.issue({});\n", r);

@@ -54,7 +54,7 @@ void ThreadContext::wait(uint32_t request) { s_->waited |= s_->sh->done[request]
 
 void ThreadContext::issue(uint32_t r) {
   SharedState& sh = *s_->sh;
-  if (sh.imp.spawn[r] >= 0) wait(static_cast<uint32_t>(sh.imp.spawn[r]));
+  if (sh.imp.spawn(r) >= 0) wait(static_cast<uint32_t>(sh.imp.spawn(r)));
   s_->waited |= sh.uring->await(r);
   s_->waits += s_->waited;
   const int64_t planned = sh.schedule->await_issue(r, replay::ready_ns(s_->waited, s_->prev_end));
@@ -106,7 +106,7 @@ Plan rebuild_plan(const CompiledTrace& ct) {
     plan.threads[t].tid = ct.threads[t].tid;
   }
   for_each_chunked(ct.requests, [&](const StaticRequest& sr) {
-    replay::Request q{sr.event, sr.thread, sr.deps_begin, sr.deps_count, sr.trace_begin_ns, sr.trace_end_ns};
+    replay::Request q{sr.event, sr.thread, sr.deps_begin};
     q.action = static_cast<replay::RequestAction>(sr.action);
     q.path[0] = sr.path0;
     q.path[1] = sr.path1;
@@ -118,6 +118,13 @@ Plan rebuild_plan(const CompiledTrace& ct) {
     plan.requests.push_back(q);
   });
   for_each_chunked(ct.deps, [&](const StaticDep& d) { plan.deps.push_back({d.request, static_cast<replay::EdgeKind>(d.kind)}); });
+  // Each request's dependencies end where the next one's begin (replay::deps_of).
+  for (size_t r = 0; r < plan.requests.size(); ++r) {
+    const uint32_t begin = plan.requests[r].deps_begin;
+    if (begin > plan.deps.size() || (r > 0 && begin < plan.requests[r - 1].deps_begin))
+      throw Error("compiled trace: request " + std::to_string(r) + "'s dependencies out of order");
+  }
+  if (!plan.requests.empty()) plan.trace_t0_ns = plan.trace.events.begin_ns(plan.requests[0].event);
   const auto* cbor = reinterpret_cast<const uint8_t*>(ct.replayer_data.data);
   replay::read_replayer_data_json(nlohmann::json::from_cbor(cbor, cbor + ct.replayer_data.size), &plan);
   return plan;
@@ -134,7 +141,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   sh.plan = &plan;
   sh.exec = &exec;
   sh.keys = &plan.fd_keys;
-  sh.imp = replay::detail::implicit_deps(plan);
+  sh.imp = replay::detail::ImplicitDeps(plan);
   replay::detail::IssueSchedule schedule(plan, sh.imp, options.timing);
   sh.schedule = &schedule;
   sh.done.reset(new replay::CompletionFlag[n]);

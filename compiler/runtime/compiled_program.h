@@ -41,8 +41,7 @@ struct StaticEvent {
 };
 
 struct StaticRequest {
-  uint32_t event, thread, deps_begin, deps_count;
-  int64_t trace_begin_ns, trace_end_ns;
+  uint32_t event, thread, deps_begin;
   uint8_t action;
   uint32_t path0, path1;
   int32_t fd_keys[8];  // the plan's fd keys of this request (replay::FdKeys)

@@ -36,9 +36,9 @@ class Builder {
   // The actions before the first call of q's thread that began at or after q ended.
   SyncActions& after_end_of(uint32_t q) {
     const auto& reqs = local_.threads[local_.requests[q].thread].requests;
-    const int64_t end = local_.requests[q].trace_end_ns;
+    const int64_t end = replay::trace_times(local_, q).end_ns;
     auto it = std::partition_point(reqs.begin() + pos_in_thread_[q] + 1, reqs.end(),
-                                   [&](uint32_t x) { return local_.requests[x].trace_begin_ns < end; });
+                                   [&](uint32_t x) { return replay::trace_times(local_, x).begin_ns < end; });
     return it == reqs.end() ? out_.at_end : out_.at[*it];
   }
 
@@ -106,9 +106,10 @@ RankSyncPlan rank_sync_plan(const replay::Plan& job, const JobClocks& clocks, in
     return ev == kNone ? kNone : b.request_of_event(ev);
   };
   for (uint32_t r = 0; r < job.requests.size(); ++r) {
-    const replay::Request& q = job.requests[r];
-    for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k) {
-      const uint32_t d = job.deps[k].request;
+    const std::span<const replay::Dep> deps = replay::deps_of(job, r);
+    for (uint32_t i = 0; i < deps.size(); ++i) {
+      const uint32_t k = job.requests[r].deps_begin + i;
+      const uint32_t d = deps[i].request;
       const int rr = rank_of_request[r], rd = rank_of_request[d];
       if (rr == rd || rr < 0 || rd < 0) continue;
       const int64_t value = kClockEdgeBase + k;

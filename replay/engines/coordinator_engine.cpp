@@ -51,11 +51,10 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   std::vector<uint32_t> remaining(n, 0);
   std::vector<uint32_t> out_begin(n + 1, 0);
   auto for_each_dep = [&](uint32_t r, auto&& f) {
-    if (setup.imp.prev[r] >= 0) f(static_cast<uint32_t>(setup.imp.prev[r]));
-    if (setup.imp.spawn[r] >= 0) f(static_cast<uint32_t>(setup.imp.spawn[r]));
-    const Request& q = plan.requests[r];
-    for (uint32_t i = 0; i < q.deps_count; ++i) {
-      uint32_t d = plan.deps[q.deps_begin + i].request;
+    if (setup.imp.prev(r) >= 0) f(static_cast<uint32_t>(setup.imp.prev(r)));
+    if (setup.imp.spawn(r) >= 0) f(static_cast<uint32_t>(setup.imp.spawn(r)));
+    for (const Dep& dep : deps_of(plan, r)) {
+      const uint32_t d = dep.request;
       if (d != r) f(d);
     }
   };
@@ -72,7 +71,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   std::vector<uint32_t> chain(n, kNone);
   if (options.coordinator_chain) {
     for (uint32_t s = 0; s < n; ++s) {
-      const int64_t p = setup.imp.prev[s];
+      const int64_t p = setup.imp.prev(s);
       bool only_prev = p >= 0;
       for_each_dep(s, [&](uint32_t d) { only_prev = only_prev && d == static_cast<uint64_t>(p); });
       if (only_prev) chain[static_cast<size_t>(p)] = s;
@@ -143,7 +142,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   for (uint32_t r = 0; r < n; ++r) {
     if (remaining[r] == 0) {
       make_available(r);
-    } else if (setup.imp.prev[r] < 0) {
+    } else if (setup.imp.prev(r) < 0) {
       ++waits;  // a thread's first request waiting for another thread's request
     }
   }
@@ -157,7 +156,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       if (s == chain[r]) continue;  // run by r's worker already
       if (--remaining[s] == 0) {
         make_available(s);
-      } else if (setup.imp.prev[s] == static_cast<int64_t>(r)) {
+      } else if (setup.imp.prev(s) == static_cast<int64_t>(r)) {
         ++waits;  // its thread predecessor is done but another dependency is not
       }
     }

@@ -54,23 +54,21 @@ EngineSetup::EngineSetup(const Plan& plan, const SandboxResolver& sandbox)
       keys(has_fd_keys(plan) ? plan.fd_keys : own_keys),
       procs(seeds, keys.count),
       exec(sandbox, procs, plan.trace.strings),
-      imp(implicit_deps(plan)) {}
+      imp(plan) {}
 
-ImplicitDeps implicit_deps(const Plan& plan) {
-  ImplicitDeps d;
-  d.prev.assign(plan.requests.size(), -1);
-  d.spawn.assign(plan.requests.size(), -1);
+ImplicitDeps::ImplicitDeps(const Plan& plan)
+    : plan_(&plan), prev_(plan.requests.size(), kNone), first_(plan.threads.size(), kNone), spawn_(plan.threads.size(), kNone) {
   std::vector<int64_t> spawn_of_thread = spawn_requests(plan);
   for (size_t t = 0; t < plan.threads.size(); ++t) {
     const auto& reqs = plan.threads[t].requests;
-    for (size_t i = 1; i < reqs.size(); ++i) d.prev[reqs[i]] = reqs[i - 1];
+    if (reqs.empty()) continue;
+    first_[t] = reqs[0];
+    for (size_t i = 1; i < reqs.size(); ++i) prev_[reqs[i]] = reqs[i - 1];
     // Only when the clone comes earlier in the plan (index order is a topological order);
     // otherwise the trace is inconsistent and waiting could deadlock.
-    if (!reqs.empty() && spawn_of_thread[t] >= 0 && spawn_of_thread[t] < static_cast<int64_t>(reqs[0])) {
-      d.spawn[reqs[0]] = spawn_of_thread[t];
-    }
+    if (spawn_of_thread[t] >= 0 && spawn_of_thread[t] < static_cast<int64_t>(reqs[0]))
+      spawn_[t] = static_cast<uint32_t>(spawn_of_thread[t]);
   }
-  return d;
 }
 
 std::vector<int32_t> per_request_os_threads(const Plan& plan, const std::vector<int32_t>& tids) {

@@ -14,12 +14,27 @@
 namespace rastro::replay::detail {
 
 // Implicit dependencies the plan does not store: program order within a thread, and the clone that
-// created a thread (for its first request). -1 = none.
-struct ImplicitDeps {
-  std::vector<int64_t> prev;   // per request: the previous request of its thread
-  std::vector<int64_t> spawn;  // per request: the creating clone (first request of a thread only)
+// created a thread (for its first request). -1 = none. 4 bytes a request (issue #16): the clone is
+// kept per thread, since only a thread's first request has one.
+class ImplicitDeps {
+ public:
+  ImplicitDeps() = default;
+  explicit ImplicitDeps(const Plan& plan);
+  // The previous request of r's thread.
+  int64_t prev(uint32_t r) const { return prev_[r] == kNone ? -1 : int64_t{prev_[r]}; }
+  // The clone that created r's thread, when r is the thread's first request.
+  int64_t spawn(uint32_t r) const {
+    const uint32_t t = plan_->requests[r].thread;
+    return first_[t] == r && spawn_[t] != kNone ? int64_t{spawn_[t]} : -1;
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  const Plan* plan_ = nullptr;
+  std::vector<uint32_t> prev_;   // per request
+  std::vector<uint32_t> first_;  // per thread: its first request (kNone: none)
+  std::vector<uint32_t> spawn_;  // per thread: its creating clone (kNone: none)
 };
-ImplicitDeps implicit_deps(const Plan& plan);
 
 // What both engines build before the first call: the traced processes' state (from the Plan's
 // process seeds), the call executor and the implicit dependencies.

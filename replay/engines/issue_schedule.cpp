@@ -5,14 +5,19 @@
 namespace rastro::replay::detail {
 
 IssueSchedule::IssueSchedule(const Plan& plan, const ImplicitDeps& imp, const TimingSpec& timing)
-    : plan_(plan), imp_(imp), timing_(timing), begin_(plan.requests.size(), 0), end_(plan.requests.size(), 0) {}
+    : plan_(plan), imp_(imp), timing_(timing) {
+  // At full speed nothing is scheduled: no 16 bytes a request (issue #16).
+  if (timing_.policy != TimingPolicy::kFullspeed) {
+    begin_.assign(plan.requests.size(), 0);
+    end_.assign(plan.requests.size(), 0);
+  }
+}
 
 int64_t IssueSchedule::planned_ns(uint32_t r, int64_t ready_ns) const {
   if (timing_.policy == TimingPolicy::kFullspeed) return ready_ns;
-  const Request& q = plan_.requests[r];
   IssueInputs in;
   in.start_ns = start_ns_;
-  in.trace_begin_ns = q.trace_begin_ns;
+  in.trace_begin_ns = trace_times(plan_, r).begin_ns;
   in.ready_ns = ready_ns;
   in.deps_sched_end_ns = start_ns_;
   // A dependency that ended at `trace_end` in the trace and at `sched_end` on the schedule.
@@ -24,19 +29,19 @@ int64_t IssueSchedule::planned_ns(uint32_t r, int64_t ready_ns) const {
     }
   };
   auto consider_request = [&](int64_t d) {
-    if (d >= 0 && d != r) consider(plan_.requests[static_cast<size_t>(d)].trace_end_ns, end_[static_cast<size_t>(d)]);
+    if (d >= 0 && d != r) consider(trace_times(plan_, static_cast<uint32_t>(d)).end_ns, end_[static_cast<size_t>(d)]);
   };
-  if (const int64_t p = imp_.prev[r]; p >= 0) {
-    in.prev_trace_end_ns = plan_.requests[static_cast<size_t>(p)].trace_end_ns;
+  if (const int64_t p = imp_.prev(r); p >= 0) {
+    in.prev_trace_end_ns = trace_times(plan_, static_cast<uint32_t>(p)).end_ns;
     in.prev_sched_end_ns = end_[static_cast<size_t>(p)];
   }
-  consider_request(imp_.prev[r]);
+  consider_request(imp_.prev(r));
   // A thread's first call after the clone that made it: the child ran while the clone was still
   // under way in its parent (a vfork lasts until the child's exec), so its time counts from the
   // clone's begin, not from the end of the clone's traced duration.
-  if (const int64_t c = imp_.spawn[r]; c >= 0)
-    consider(plan_.requests[static_cast<size_t>(c)].trace_begin_ns, begin_[static_cast<size_t>(c)]);
-  for (uint32_t i = 0; i < q.deps_count; ++i) consider_request(plan_.deps[q.deps_begin + i].request);
+  if (const int64_t c = imp_.spawn(r); c >= 0)
+    consider(trace_times(plan_, static_cast<uint32_t>(c)).begin_ns, begin_[static_cast<size_t>(c)]);
+  for (const Dep& d : deps_of(plan_, r)) consider_request(d.request);
   return planned_issue_ns(timing_, in);
 }
 
@@ -47,10 +52,10 @@ int64_t IssueSchedule::await_issue(uint32_t r, int64_t ready_ns) const {
 }
 
 void IssueSchedule::finish(uint32_t r, const RequestRecord& rec) {
+  if (timing_.policy == TimingPolicy::kFullspeed) return;
   const Request& q = plan_.requests[r];
-  const trace::Event& e = plan_.trace.events[q.event];
   ScheduledCall kind = ScheduledCall::kExecuted;
-  if (e.flags & trace::kEventPageFault) {
+  if (plan_.trace.events.fields(q.event).flags & trace::kEventPageFault) {
     kind = ScheduledCall::kInstant;
   } else if (rec.emulated || (rec.flags & trace::kEventSkipped)) {
     kind = ScheduledCall::kNotExecuted;
@@ -60,7 +65,7 @@ void IssueSchedule::finish(uint32_t r, const RequestRecord& rec) {
     kind = ScheduledCall::kNotExecuted;
   }
   begin_[r] = rec.planned_ns;
-  end_[r] = schedule_end_ns(timing_, kind, rec.planned_ns, rec.end_ns - rec.begin_ns, q.trace_end_ns - q.trace_begin_ns);
+  end_[r] = schedule_end_ns(timing_, kind, rec.planned_ns, rec.end_ns - rec.begin_ns, trace_times(plan_, r).duration_ns());
 }
 
 }  // namespace rastro::replay::detail

@@ -47,7 +47,7 @@ class IssueSchedule {
   // on the schedule. Call before r's completion is published to its dependants.
   void finish(uint32_t r, const RequestRecord& rec);
 
-  // Visible for testing: r's end on the schedule.
+  // Visible for testing: r's end on the schedule (not at full speed).
   int64_t end_ns(uint32_t r) const { return end_[r]; }
 
  private:
@@ -56,7 +56,7 @@ class IssueSchedule {
   TimingSpec timing_;
   int64_t start_ns_ = 0;
   // Where each request begins (its planned time) and ends on the schedule: written by the
-  // request's thread, read by its dependants.
+  // request's thread, read by its dependants. Empty at full speed.
   std::vector<int64_t> begin_;
   std::vector<int64_t> end_;
 };

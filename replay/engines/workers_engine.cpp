@@ -42,11 +42,10 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
     tids[t] = static_cast<int32_t>(::gettid());  // its own slot, read after the join
     go.wait();
     for (uint32_t r : pt.requests) {
-      const Request& q = plan.requests[r];
       bool waited = false;
-      if (setup.imp.spawn[r] >= 0) waited |= done[setup.imp.spawn[r]].wait();
-      for (uint32_t i = 0; i < q.deps_count; ++i) {
-        uint32_t d = plan.deps[q.deps_begin + i].request;
+      if (setup.imp.spawn(r) >= 0) waited |= done[setup.imp.spawn(r)].wait();
+      for (const Dep& dep : deps_of(plan, r)) {
+        const uint32_t d = dep.request;
         if (d != r) waited |= done[d].wait();
       }
       waited |= uring.await(r);

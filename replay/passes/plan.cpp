@@ -26,11 +26,6 @@ void release(V&... v) {
   ((v = V{}), ...);
 }
 
-int64_t duration(const Request& q) {
-  if (q.action != RequestAction::kReplay) return 0;  // the engines skip it at once
-  return std::max<int64_t>(0, sat_sub(q.trace_end_ns, q.trace_begin_ns));
-}
-
 // The plan's dependencies as (request, dependency) pairs in request order, read in place
 // (no copy of the edge list) by Boost's CSR constructor. `Requests` is PlanRequests or
 // ColumnRequests.
@@ -60,7 +55,7 @@ class EdgeIter {
  private:
   void settle() {
     const auto n = q_->size();
-    while (r_ < n && k_ >= q_->deps_begin(r_) + q_->deps_count(r_)) {
+    while (r_ < n && k_ >= q_->deps_end(r_)) {
       ++r_;
       if (r_ < n) k_ = q_->deps_begin(r_);
     }
@@ -96,11 +91,17 @@ void radix_sort(std::vector<int64_t>& v, std::vector<int64_t>& tmp) {
 
 // The plan's own requests, for figures_of.
 struct PlanRequests {
-  const std::vector<Request>& q;
-  uint32_t size() const { return static_cast<uint32_t>(q.size()); }
-  uint32_t deps_begin(uint32_t r) const { return q[r].deps_begin; }
-  uint32_t deps_count(uint32_t r) const { return q[r].deps_count; }
-  int64_t duration(uint32_t r) const { return rastro::replay::duration(q[r]); }
+  const Plan& p;
+  uint32_t size() const { return static_cast<uint32_t>(p.requests.size()); }
+  uint32_t deps_begin(uint32_t r) const { return p.requests[r].deps_begin; }
+  // (unchecked: figures_of checks begin <= end <= deps.size() before anything else reads them)
+  uint32_t deps_end(uint32_t r) const {
+    return r + 1 < size() ? p.requests[r + 1].deps_begin : static_cast<uint32_t>(p.deps.size());
+  }
+  int64_t duration(uint32_t r) const {
+    if (p.requests[r].action != RequestAction::kReplay) return 0;  // the engines skip it at once
+    return std::max<int64_t>(0, trace_times(p, r).duration_ns());
+  }
 };
 
 // The DAG part of the figures (see plan.h).
@@ -112,11 +113,12 @@ Result<Done> figures_of(const Requests& req, const std::vector<Dep>& deps, PlanF
   size_t edges = 0;
   bool backwards = true;
   for (uint32_t r = 0; r < n; ++r) {
-    const uint32_t begin = req.deps_begin(r), count = req.deps_count(r);
-    if (count == 0) ++fig.unconstrained;
-    if (static_cast<uint64_t>(begin) + count > deps.size())
+    const uint32_t begin = req.deps_begin(r), end = req.deps_end(r);
+    if (end < begin || end > deps.size())
       return fail("request " + std::to_string(r) + " has dependencies outside the plan");
-    for (uint32_t k = begin; k < begin + count; ++k) {
+    const uint32_t count = end - begin;
+    if (count == 0) ++fig.unconstrained;
+    for (uint32_t k = begin; k < end; ++k) {
       if (deps[k].request >= n) return fail("request " + std::to_string(r) + " depends on a request outside the plan");
       ++fig.edges_by_kind[static_cast<int>(deps[k].kind)];
       backwards &= deps[k].request < r;
@@ -153,7 +155,7 @@ Result<Done> figures_of(const Requests& req, const std::vector<Dep>& deps, PlanF
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t r = backwards ? i : topo[i];
     int64_t start = 0;
-    for (uint32_t k = req.deps_begin(r); k < req.deps_begin(r) + req.deps_count(r); ++k)
+    for (uint32_t k = req.deps_begin(r); k < req.deps_end(r); ++k)
       start = std::max(start, finish[deps[k].request]);
     const int64_t d = req.duration(r);
     finish[r] = sat_add(start, d);  // saturating: hostile traces hold durations near 2^63
@@ -217,7 +219,7 @@ struct ColumnRequests {
   int64_t t0;
   uint32_t size() const { return static_cast<uint32_t>(c.order.size()); }
   uint32_t deps_begin(uint32_t r) const { return c.deps_begin[r]; }
-  uint32_t deps_count(uint32_t r) const { return c.deps_begin[r + 1] - c.deps_begin[r]; }
+  uint32_t deps_end(uint32_t r) const { return c.deps_begin[r + 1]; }
   int64_t duration(uint32_t r) const {
     if (c.action[r] != RequestAction::kReplay) return 0;
     const auto [begin, end] = relative_times(c, r, t0);
@@ -232,6 +234,7 @@ Result<Done> run_plan(InferContext& c) {
   release(c.nr, c.pid, c.fd_refs_begin, c.fd_refs, c.fd_entries, c.ofds);  // read by no request below
   int64_t t0 = 0;
   if (n > 0) t0 = c.begin_ns[0];
+  plan.trace_t0_ns = t0;
   PlanFigures& fig = plan.figures;
   fig = PlanFigures{};
   if (auto r = figures_of(ColumnRequests{c, t0}, c.deps, fig); !r.ok()) return r;
@@ -245,8 +248,6 @@ Result<Done> run_plan(InferContext& c) {
       q.event = c.order[r];
       q.thread = c.thread[r];
       q.deps_begin = c.deps_begin[r];
-      q.deps_count = c.deps_begin[r + 1] - c.deps_begin[r];
-      std::tie(q.trace_begin_ns, q.trace_end_ns) = relative_times(c, r, t0);
       q.action = c.action[r];
       q.path[0] = c.paths[r][0];
       q.path[1] = c.paths[r][1];
@@ -278,7 +279,7 @@ Result<Done> run_plan(InferContext& c) {
 
 }  // namespace
 
-Result<Done> compute_figures(Plan& plan) { return figures_of(PlanRequests{plan.requests}, plan.deps, plan.figures); }
+Result<Done> compute_figures(Plan& plan) { return figures_of(PlanRequests{plan}, plan.deps, plan.figures); }
 
 Pass CreatePlanPass() {
   return Pass{"plan", {"requests", "paths", "initial_state", "fds", "fd_keys", "processes", "deps", "uring"}, {"plan"}, run_plan};

@@ -1,16 +1,20 @@
-// The replay plan (SPEC §4): passive data, no invariants or methods. Inference produces it; the
+// The replay plan (SPEC §4): passive data, no methods (the two readers at the end read what a
+// request does not store). Inference produces it; the
 // event-based engines and the compiler read only this. A new ordering policy changes how a Plan is
 // built, never the replayers (thesis §2.4.2).
 #pragma once
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>  // (trace/model/event.h uses size_t without it)
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "common/saturating.h"
 #include "replay/plan/packed_fd_keys.h"
 #include "replay/plan/plan_trace.h"
 #include "trace/model/trace.h"
@@ -45,13 +49,13 @@ enum class RequestAction : uint8_t {
 };
 inline constexpr int kRequestActions = 4;
 
+// 24 bytes (issue #16: infer and replay 100 M events in memory). What the packed event or the
+// CSR already holds is not repeated: the traced times are the event's (trace_times below), and
+// the dependencies end where the next request's begin (deps_of below).
 struct Request {
   uint32_t event;        // index into Plan::trace.events
   uint32_t thread;       // index into Plan::threads
-  uint32_t deps_begin;   // this request's dependencies are deps[deps_begin, deps_begin+deps_count)
-  uint32_t deps_count;
-  int64_t trace_begin_ns;  // begin/end relative to the first event's begin
-  int64_t trace_end_ns;    // (= begin for unfinished calls)
+  uint32_t deps_begin;   // this request's dependencies are deps[deps_begin, next request's deps_begin)
   // Added by inference (note for the engines): the action, and the call's path arguments resolved
   // to absolute, lexically normalised traced paths (traced cwd from chdir/fchdir, dirfds from the
   // opens that made them); slot i is the i-th path argument that names a file (symlink's target
@@ -59,6 +63,7 @@ struct Request {
   RequestAction action = RequestAction::kReplay;
   trace::StrId path[2] = {trace::kNoStr, trace::kNoStr};
 };
+static_assert(sizeof(Request) == 24);
 
 struct PlanThread {
   int32_t pid = 0;
@@ -146,7 +151,10 @@ struct Plan {
   // One per trace event, in begin order (stable by seq): every dependency points to an earlier
   // request, so the index order is a topological order of the DAG.
   std::vector<Request> requests;
-  std::vector<Dep> deps;           // CSR storage of every request's dependencies
+  // CSR storage of every request's dependencies: request r's are deps[requests[r].deps_begin,
+  // requests[r + 1].deps_begin), the last request's run to the end (deps_begin never decreases).
+  std::vector<Dep> deps;
+  int64_t trace_t0_ns = 0;         // the traced begin the requests' times are relative to (the first's)
   std::vector<PlanThread> threads;
   PlanFigures figures;
   // Added by inference for the replayers (empty in a plan built by hand, see
@@ -157,5 +165,30 @@ struct Plan {
   InitPlan init;
   UringPlan uring;  // (pass uring_batches)
 };
+
+// Request r's dependencies. An empty range where deps_begin is out of order or beyond deps (a
+// plan built by hand; compute_figures refuses such a plan, naming the request).
+inline std::span<const Dep> deps_of(const Plan& plan, uint32_t r) {
+  const size_t begin = plan.requests[r].deps_begin;
+  const size_t end = r + 1 < plan.requests.size() ? plan.requests[r + 1].deps_begin : plan.deps.size();
+  if (begin > end || end > plan.deps.size()) return {};
+  return {plan.deps.data() + begin, end - begin};
+}
+
+// Request r's traced begin and end relative to plan.trace_t0_ns, from its event. Saturating: t0
+// and a later begin are untrusted (a hostile trace can hold -2^63 and 2^63-1), and a plain
+// difference would be signed overflow. An unfinished call ends where it begins; an end before
+// the begin is taken as the begin.
+struct TracedTimes {
+  int64_t begin_ns;
+  int64_t end_ns;
+  int64_t duration_ns() const { return sat_sub(end_ns, begin_ns); }
+};
+inline TracedTimes trace_times(const Plan& plan, uint32_t r) {
+  const CompactEvents::Fields f = plan.trace.events.fields(plan.requests[r].event);
+  const int64_t begin = sat_sub(f.begin_ns, plan.trace_t0_ns);
+  if (f.flags & trace::kEventUnfinished) return {begin, begin};
+  return {begin, sat_sub(std::max(f.end_ns, f.begin_ns), plan.trace_t0_ns)};
+}
 
 }  // namespace rastro::replay

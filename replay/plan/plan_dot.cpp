@@ -56,9 +56,7 @@ void write_plan_dot(std::ostream& out, const Plan& plan) {
     out << "  }\n";
   }
   for (uint32_t r = 0; r < plan.requests.size(); ++r) {
-    const Request& q = plan.requests[r];
-    for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k) {
-      const Dep& d = plan.deps[k];
+    for (const Dep& d : deps_of(plan, r)) {
       out << fmt::format("  r{} -> r{} [color={}, tooltip=\"{}\"];\n", d.request, r, edge_kind_colour(d.kind),
                          edge_kind_name(d.kind));
     }

@@ -185,12 +185,13 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
   for (size_t r = 0; r < plan.requests.size(); ++r) {
     const Request& rq = plan.requests[r];
     const trace::Event& e = plan.trace.events[rq.event];
+    const TracedTimes times = trace_times(plan, static_cast<uint32_t>(r));
     line.clear();
     fmt::format_to(std::back_inserter(line),
                    "{}{{\"id\":{},\"event\":{},\"seq\":{},\"thread\":{},\"function\":{},\"action\":\"{}\","
                    "\"begin_ns\":{},\"end_ns\":{},\"rvalue\":{},\"paths\":[",
                    r ? ",\n" : "\n", r, rq.event, e.seq, rq.thread, q(trace::function_name(e, plan.trace.strings)),
-                   action_name(rq.action), rq.trace_begin_ns, rq.trace_end_ns, e.rvalue);
+                   action_name(rq.action), times.begin_ns, times.end_ns, e.rvalue);
     bool first = true;
     for (trace::StrId p : rq.path) {
       if (p == trace::kNoStr) continue;
@@ -199,8 +200,9 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
       first = false;
     }
     line += "],\"deps\":[";
-    for (uint32_t k = 0; k < rq.deps_count; ++k) {
-      const Dep& d = plan.deps[rq.deps_begin + k];
+    const std::span<const Dep> deps = deps_of(plan, static_cast<uint32_t>(r));
+    for (size_t k = 0; k < deps.size(); ++k) {
+      const Dep& d = deps[k];
       fmt::format_to(std::back_inserter(line), "{}[{},\"{}\"]", k ? "," : "", d.request, edge_kind_name(d.kind));
     }
     line += "]";

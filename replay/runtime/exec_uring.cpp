@@ -127,8 +127,7 @@ UringReplay::UringReplay(const Plan& plan, UringMode mode) : plan_(plan) {
       if (r >= u.depth.size() || u.depth[r] == 0) continue;
       bool now = u.batch_end[r] || i + 1 == th.requests.size();
       if (!now) {
-        const Request& next = plan.requests[th.requests[i + 1]];
-        for (uint32_t k = 0; k < next.deps_count && !now; ++k) now = plan.deps[next.deps_begin + k].kind != EdgeKind::kThread;
+        for (const Dep& d : deps_of(plan, th.requests[i + 1])) now = now || d.kind != EdgeKind::kThread;
       }
       submit_after_[r] = now ? 1 : 0;
     }
@@ -216,27 +215,22 @@ void UringReplay::submit_pending(Ring& ring) {
 bool UringReplay::await(uint32_t r) {
   if (!active()) return false;
   const UringPlan& u = plan_.uring;
-  const Request& q = plan_.requests[r];
   const uint32_t* a = u.awaits.data() + u.awaits_begin[r];
   const uint32_t* a_end = u.awaits.data() + u.awaits_begin[r + 1];
   // Only earlier ring requests (a plan read from a file could say otherwise: never wait forever).
   auto awaited = [&](uint32_t d) { return d < r && ring_request(d); };
   bool any = false;
   for (const uint32_t* x = a; x != a_end && !any; ++x) any = awaited(*x);
-  for (uint32_t k = 0; k < q.deps_count && !any; ++k) {
-    const Dep& d = plan_.deps[q.deps_begin + k];
-    any = d.kind != EdgeKind::kThread && awaited(d.request);
-  }
+  const std::span<const Dep> deps = deps_of(plan_, r);
+  for (size_t k = 0; k < deps.size() && !any; ++k) any = deps[k].kind != EdgeKind::kThread && awaited(deps[k].request);
   if (!any) return false;
   // What r waits for may be prepared and not yet submitted in its own ring.
   if (Ring* ring = ring_of_request(r)) submit_pending(*ring);
   bool waited = false;
   for (; a != a_end; ++a)
     if (awaited(*a)) waited |= slots_[*a].completed.wait();
-  for (uint32_t k = 0; k < q.deps_count; ++k) {
-    const Dep& d = plan_.deps[q.deps_begin + k];
+  for (const Dep& d : deps)
     if (d.kind != EdgeKind::kThread && awaited(d.request)) waited |= slots_[d.request].completed.wait();
-  }
   return waited;
 }
 

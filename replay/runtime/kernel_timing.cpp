@@ -164,6 +164,15 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
     if (!same_nr) ++rep.matched_other_nr;
     if (w.n > 0) ++rep.with_walk;
   };
+  // The call of r's number alone in its span on one OS thread, else the one call there: true when
+  // either was taken.
+  auto take_candidate = [&](uint32_t r, const Candidates& c, int32_t nr) {
+    if (c.same_nr != kNone)
+      assign(r, c.same_nr, true);
+    else if (c.any != kNone)
+      assign(r, c.any, calls[c.any].nr == nr);
+    return c.same_nr != kNone || c.any != kNone;
+  };
   // No call in the span, only a walk before it (a failed resolution): the walk is the kernel time.
   auto assign_walk = [&](uint32_t r, const ThreadCalls& t) {
     Walk w = walk_in(t, issued_ns[r], records[r].begin_ns, used, true);
@@ -191,11 +200,8 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
     if (ran_on(r) > 0) {  // its own OS thread's calls only
       const ThreadCalls* t = thread_of(ran_on(r));
       const Candidates c = t ? candidates_in(*t, rec.begin_ns, rec.end_ns, nr) : Candidates{};
-      if (c.same_nr != kNone)
-        assign(r, c.same_nr, true);
-      else if (c.any != kNone)
-        assign(r, c.any, calls[c.any].nr == nr);
-      else if (c.count == 0 && has_walk_window(r))
+      if (take_candidate(r, c, nr)) continue;
+      if (c.count == 0 && has_walk_window(r))
         walk_only.push_back(r);
       else
         unmatched(r, c.count > 0, c.count > 0 ? "several calls in its span on its OS thread, none the only one of its number"
@@ -241,12 +247,7 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
     }
     const RequestRecord& rec = records[r];
     const int32_t nr = plan.trace.events[plan.requests[r].event].nr;
-    Candidates c = candidates_in(*t, rec.begin_ns, rec.end_ns, nr);
-    if (c.same_nr != kNone)
-      assign(r, c.same_nr, true);
-    else if (c.any != kNone)
-      assign(r, c.any, calls[c.any].nr == nr);
-    else
+    if (!take_candidate(r, candidates_in(*t, rec.begin_ns, rec.end_ns, nr), nr))
       unmatched(r, true, "several candidate threads; none of its OS thread's calls alone in its span");
   }
   for (uint32_t r : walk_only) {
@@ -271,13 +272,22 @@ void KernelTimingReport::note_unmatched(uint32_t request, uint32_t thread, int32
   if (examples.size() < kMaxExamples) examples.push_back({request, thread, nr, std::move(reason)});
 }
 
+namespace {
+
+// The name of syscall nr in the table, or #nr.
+std::string syscall_label(int32_t nr) {
+  const trace::SyscallInfo* info = trace::syscall_by_nr(nr);
+  return info ? std::string(info->name) : fmt::format("#{}", nr);
+}
+
+}  // namespace
+
 nlohmann::json KernelTimingReport::to_json() const {
   nlohmann::json ex = nlohmann::json::array();
   for (const UnmatchedCall& u : examples) {
-    const trace::SyscallInfo* info = trace::syscall_by_nr(u.nr);
     ex.push_back({{"request", u.request},
                   {"thread", u.thread},
-                  {"syscall", info ? std::string(info->name) : fmt::format("#{}", u.nr)},
+                  {"syscall", syscall_label(u.nr)},
                   {"reason", u.reason}});
   }
   return {{"instrument", "ebpf"},
@@ -307,9 +317,8 @@ std::string KernelTimingReport::to_text() const {
       matched, executed, matched_other_nr, with_walk, open_fixed_ns, walk_only, unmatched(), no_kernel_call, ambiguous, not_executed);
   o += fmt::format("    probe records: {} calls, {} lost, {} untracked threads\n", kernel_calls, lost, untracked_threads);
   for (size_t i = 0; i < std::min<size_t>(examples.size(), 3); ++i) {
-    const trace::SyscallInfo* info = trace::syscall_by_nr(examples[i].nr);
     o += fmt::format("    user-space times kept for request {} ({}, plan thread {}): {}\n", examples[i].request,
-                     info ? info->name : std::string_view("?"), examples[i].thread, examples[i].reason);
+                     syscall_label(examples[i].nr), examples[i].thread, examples[i].reason);
   }
   if (!drain_error.empty()) o += "    drain failed: " + drain_error + "\n";
   return o;

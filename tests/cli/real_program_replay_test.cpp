@@ -116,8 +116,8 @@ TEST_P(RealProgramReplay, FewMismatchesDependenciesRespectedNothingOutsideTheRoo
   size_t checked = 0;
   for (uint32_t r = 0; r < plan.requests.size(); ++r) {
     if (!ran(r)) continue;
-    for (uint32_t i = 0; i < plan.requests[r].deps_count; ++i) {
-      const uint32_t dep = plan.deps[plan.requests[r].deps_begin + i].request;
+    for (const rastro::replay::Dep& edge : rastro::replay::deps_of(plan, r)) {
+      const uint32_t dep = edge.request;
       if (!ran(dep)) continue;
       EXPECT_GE(replay_out.events[r].begin_ns, replay_out.events[dep].end_ns) << r << " began before " << dep;
       ++checked;

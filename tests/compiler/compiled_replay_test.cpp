@@ -69,8 +69,8 @@ void expect_dependencies_respected(const trace::Trace& source, const trace::Trac
   size_t checked = 0;
   for (uint32_t r = 0; r < plan.requests.size(); ++r) {
     if (!ran(r)) continue;
-    for (uint32_t i = 0; i < plan.requests[r].deps_count; ++i) {
-      uint32_t dep = plan.deps[plan.requests[r].deps_begin + i].request;
+    for (const replay::Dep& d : replay::deps_of(plan, r)) {
+      const uint32_t dep = d.request;
       if (!ran(dep)) continue;
       EXPECT_GE(out.events[r].begin_ns, out.events[dep].end_ns) << r << " began before " << dep;
       ++checked;

@@ -23,11 +23,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const rastro::replay::Plan& p = plan.value();
     for (size_t r = 0; r < p.requests.size(); ++r) {
       const auto& req = p.requests[r];
-      if (req.event >= p.trace.events.size() || req.thread >= p.threads.size() ||
-          static_cast<size_t>(req.deps_begin) + req.deps_count > p.deps.size())
+      const size_t deps_end = r + 1 < p.requests.size() ? p.requests[r + 1].deps_begin : p.deps.size();
+      if (req.event >= p.trace.events.size() || req.thread >= p.threads.size() || req.deps_begin > deps_end ||
+          deps_end > p.deps.size())
         __builtin_trap();  // out-of-bounds plan
-      for (uint32_t i = 0; i < req.deps_count; ++i)
-        if (p.deps[req.deps_begin + i].request >= r) __builtin_trap();  // a forward edge: cycle possible
+      for (size_t i = req.deps_begin; i < deps_end; ++i)
+        if (p.deps[i].request >= r) __builtin_trap();  // a forward edge: cycle possible
     }
     std::ostringstream json;
     rastro::replay::write_plan_json(json, p);

@@ -56,9 +56,8 @@ TEST(CoordinatorEngine, ChainKeepsOtherThreadsDependencies) {
   EXPECT_GT(res.handoffs, 2u);
   EXPECT_LT(res.handoffs, plan.requests.size());
   for (size_t r = 0; r < plan.requests.size(); ++r) {
-    const Request& q = plan.requests[r];
-    for (uint32_t i = 0; i < q.deps_count; ++i) {
-      const uint32_t d = plan.deps[q.deps_begin + i].request;
+    for (const Dep& dep : deps_of(plan, static_cast<uint32_t>(r))) {
+      const uint32_t d = dep.request;
       EXPECT_GE(res.records[r].begin_ns, res.records[d].end_ns) << "request " << r << " before its dependency " << d;
     }
   }

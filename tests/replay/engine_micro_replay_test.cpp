@@ -55,9 +55,8 @@ void expect_dependencies_respected(const Plan& plan, const std::vector<RequestRe
     }
   }
   for (size_t r = 0; r < plan.requests.size(); ++r) {
-    const Request& q = plan.requests[r];
-    for (uint32_t i = 0; i < q.deps_count; ++i) {
-      uint32_t d = plan.deps[q.deps_begin + i].request;
+    for (const Dep& dep : deps_of(plan, static_cast<uint32_t>(r))) {
+      const uint32_t d = dep.request;
       EXPECT_GE(rec[r].begin_ns, rec[d].end_ns) << "request " << r << " dep " << d;
     }
   }
@@ -109,7 +108,7 @@ TEST(EngineMicroReplay, TimestampKeepsTracedOffsets) {
   opt.timing = parse_timing("timestamp").take();
   EngineResult res = run_workers(plan, sb, opt);
   for (size_t r = 0; r < plan.requests.size(); ++r) {
-    EXPECT_EQ(res.records[r].planned_ns - res.start_ns, plan.requests[r].trace_begin_ns);
+    EXPECT_EQ(res.records[r].planned_ns - res.start_ns, trace_times(plan, static_cast<uint32_t>(r)).begin_ns);
   }
 }
 

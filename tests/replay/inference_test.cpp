@@ -382,23 +382,19 @@ TEST(InferenceRandom, PlansAreAcyclicAndDepsPointBackwards) {
       Plan p = infer(random_trace(seed, 1 + static_cast<int>(seed % 6), 400, 6), o);
       ASSERT_EQ(p.requests.size(), p.trace.events.size());
       for (uint32_t r = 0; r < p.requests.size(); ++r) {
-        const Request& q = p.requests[r];
-        for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k)
-          ASSERT_LT(p.deps[k].request, r) << "seed " << seed;
+        for (const Dep& d : deps_of(p, r)) ASSERT_LT(d.request, r) << "seed " << seed;
       }
       // compute_figures runs Boost's topological_sort; a corrupted plan must be refused.
       if (!p.deps.empty()) {
         Plan bad = p;
         const uint32_t last = static_cast<uint32_t>(bad.requests.size() - 1);
-        // The owner of deps[0] now waits for the last request, which waits for the owner.
+        // The owner of deps[0] now waits for the last request, which waits for the owner (a
+        // dependency appended to the CSR storage is the last request's).
         bad.deps[0].request = last;
         uint32_t owner = 0;
-        while (bad.requests[owner].deps_begin + bad.requests[owner].deps_count == 0 ||
-               bad.requests[owner].deps_begin > 0)
-          ++owner;
+        while (deps_of(bad, owner).empty()) ++owner;
+        ASSERT_EQ(bad.requests[owner].deps_begin, 0u);
         bad.deps.push_back(Dep{owner, EdgeKind::kThread});
-        bad.requests[last].deps_begin = static_cast<uint32_t>(bad.deps.size() - 1);
-        bad.requests[last].deps_count = 1;
         EXPECT_FALSE(compute_figures(bad).ok());
       }
     }
@@ -415,8 +411,8 @@ TEST(InferenceFigures, ForwardDependencyWithoutCycleIsScheduledAfterIt) {
   Plan p = infer(b.take(), Ordering::kThread);
   ASSERT_TRUE(p.deps.empty());
   p.deps.push_back(Dep{1, EdgeKind::kPath});
-  p.requests[0].deps_begin = 0;
-  p.requests[0].deps_count = 1;
+  p.requests[0].deps_begin = 0;  // [0, 1): the others' begin after it
+  p.requests[1].deps_begin = p.requests[2].deps_begin = 1;
   ASSERT_TRUE(compute_figures(p).ok());
   EXPECT_EQ(p.figures.critical_path_ns, 40);  // max(20 + 10, 40)
   EXPECT_EQ(p.figures.max_parallelism, 2u);
@@ -480,11 +476,11 @@ TEST(InferenceFigures, TimesRelativeToAFarNegativeFirstBeginSaturate) {
     b.add(1, 3, kMax - 2000, kMax - 1000, "close", {3}, 0);
     Plan p = infer(b.take(), o);
     ASSERT_EQ(p.requests.size(), 3u) << ordering_name(o);
-    EXPECT_EQ(p.requests[0].trace_begin_ns, 0) << ordering_name(o);
-    EXPECT_EQ(p.requests[0].trace_end_ns, 1000) << ordering_name(o);
+    EXPECT_EQ(trace_times(p, 0).begin_ns, 0) << ordering_name(o);
+    EXPECT_EQ(trace_times(p, 0).end_ns, 1000) << ordering_name(o);
     for (uint32_t r = 1; r < 3; ++r) {
-      EXPECT_EQ(p.requests[r].trace_begin_ns, kMax) << ordering_name(o) << " request " << r;
-      EXPECT_EQ(p.requests[r].trace_end_ns, kMax) << ordering_name(o) << " request " << r;
+      EXPECT_EQ(trace_times(p, r).begin_ns, kMax) << ordering_name(o) << " request " << r;
+      EXPECT_EQ(trace_times(p, r).end_ns, kMax) << ordering_name(o) << " request " << r;
     }
     const PlanFigures from_columns = p.figures;
     ASSERT_TRUE(compute_figures(p).ok());
@@ -500,11 +496,10 @@ TEST(InferenceRandom, TemporalIsSparseAndReachesExactlyTheCompletedBeforeBeganCa
     const auto n = p.requests.size();
     std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
     for (uint32_t r = 0; r < n; ++r) {
-      const Request& q = p.requests[r];
       uint32_t temporal = 0;
-      for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k) {
-        const uint32_t d = p.deps[k].request;
-        temporal += p.deps[k].kind == EdgeKind::kTemporal;
+      for (const Dep& dep : deps_of(p, r)) {
+        const uint32_t d = dep.request;
+        temporal += dep.kind == EdgeKind::kTemporal;
         reach[r][d] = true;
         for (uint32_t x = 0; x < r; ++x)
           if (reach[d][x]) reach[r][x] = true;
@@ -513,9 +508,8 @@ TEST(InferenceRandom, TemporalIsSparseAndReachesExactlyTheCompletedBeforeBeganCa
     }
     for (uint32_t r = 0; r < n; ++r) {
       for (uint32_t x = 0; x < r; ++x) {
-        const Request& a = p.requests[x];
-        const Request& b = p.requests[r];
-        const bool before = a.trace_end_ns <= b.trace_begin_ns || a.thread == b.thread;
+        const bool before = trace_times(p, x).end_ns <= trace_times(p, r).begin_ns ||
+                            p.requests[x].thread == p.requests[r].thread;
         ASSERT_EQ(reach[r][x], before) << "seed " << seed << " " << x << " -> " << r;
       }
     }
@@ -555,8 +549,7 @@ TEST(InferenceRandom, GarbageEventsNeverBreakInference) {
       ASSERT_TRUE(r.ok()) << r.error();
       const Plan& p = r.value();
       for (uint32_t q = 0; q < p.requests.size(); ++q)
-        for (uint32_t k = 0; k < p.requests[q].deps_count; ++k)
-          ASSERT_LT(p.deps[p.requests[q].deps_begin + k].request, q);
+        for (const Dep& d : deps_of(p, q)) ASSERT_LT(d.request, q);
     }
   }
 }

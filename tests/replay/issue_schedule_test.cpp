@@ -44,7 +44,7 @@ RequestRecord ran(int64_t planned, int64_t begin, int64_t end) {
 
 struct Scheduled {
   explicit Scheduled(trace::Trace t, const TimingSpec& timing = kThink)
-      : plan(testing::hand_plan(std::move(t), /*temporal=*/true)), imp(detail::implicit_deps(plan)),
+      : plan(testing::hand_plan(std::move(t), /*temporal=*/true)), imp(detail::ImplicitDeps(plan)),
         schedule(plan, imp, timing) {
     schedule.start(kStart);
   }
@@ -100,7 +100,7 @@ TEST(IssueSchedule, AChildCountsFromTheCloneThatMadeItBegan) {
   b.add(100, 100, "vfork", {}, 200, {}, kMs, 500 * kUs);
   b.add(200, 200, "execve", {0, 0, 0}, 0, {"/bin/true"}, kMs + 50 * kUs, 100 * kUs);
   Scheduled s(b.take());
-  ASSERT_EQ(s.imp.spawn[1], 0);
+  ASSERT_EQ(s.imp.spawn(1), 0);
   RequestRecord rec = ran(kStart, kStart + 1 * kUs, kStart + 2 * kUs);
   rec.emulated = true;
   s.schedule.finish(0, rec);

@@ -84,6 +84,44 @@ TEST(ReplayOutput, SummaryCarriesTheFidelityReportPerClass) {
   EXPECT_NE(text.find("(think timing)"), std::string::npos) << text;
 }
 
+// The traced and replayed concurrency, counted by hand (a call is in flight over [begin, end); a
+// call counts itself; skipped and unfinished calls are left out):
+//   traced   A 0-10, B 5-15, C 20-30, D 25-25 (zero length)   levels 1, 2, 1, 2
+//   replayed A 100-200, B 300-400, C 300-350, D 500-500       levels 1, 2, 2, 1
+//   E (skipped) and F (unfinished) overlap everything and count nowhere.
+TEST(ReplayOutput, SummaryCountsTheTracedAndReplayedConcurrency) {
+  TraceBuilder b;  // (in begin order, as take() sorts them)
+  b.add(1, 1, "read", {3, 0, 1}, 1, {}, 0, 10);                                // A
+  b.add(1, 3, "read", {3, 0, 1}, 1, {}, 0, 100);                               // E
+  b.add(1, 4, "read", {3, 0, 1}, 1, {}, 1, 100).flags |= trace::kEventUnfinished;  // F
+  b.add(1, 2, "read", {3, 0, 1}, 1, {}, 5, 10);                                // B
+  b.add(1, 1, "read", {3, 0, 1}, 1, {}, 20, 10);                               // C
+  b.add(1, 2, "read", {3, 0, 1}, 1, {}, 25, 0);                                // D
+  const trace::Trace t = b.take();
+  const std::vector<uint32_t> events = {0, 1, 2, 3, 4, 5};
+  std::vector<RequestRecord> rec(6);
+  rec[0] = {100, 100, 200, 1, 0, SkipReason::kNone, false};
+  rec[1] = {0, 0, 1000, 0, trace::kEventSkipped, SkipReason::kUnfinished, false};
+  rec[2] = {0, 0, 1000, 1, 0, SkipReason::kNone, false};
+  rec[3] = {300, 300, 400, 1, 0, SkipReason::kNone, false};
+  rec[4] = {300, 300, 350, 1, 0, SkipReason::kNone, false};
+  rec[5] = {500, 500, 500, 1, 0, SkipReason::kNone, false};
+  ExecStats stats;
+  stats.executed = 5;
+  stats.skipped[static_cast<size_t>(SkipReason::kUnfinished)] = 1;
+  const ReplaySummary s = summarize_replay(t, events, rec, stats, 0, 900);
+  EXPECT_DOUBLE_EQ(s.concurrency_mean_trace, 1.5);
+  EXPECT_DOUBLE_EQ(s.concurrency_mean_replay, 1.5);
+  ASSERT_EQ(s.concurrency_ecdf_trace.size(), 2u);
+  EXPECT_EQ(s.concurrency_ecdf_trace[0].level, 1u);
+  EXPECT_DOUBLE_EQ(s.concurrency_ecdf_trace[0].cumulative, 0.5);
+  EXPECT_EQ(s.concurrency_ecdf_trace[1].level, 2u);
+  EXPECT_DOUBLE_EQ(s.concurrency_ecdf_trace[1].cumulative, 1.0);
+  ASSERT_EQ(s.concurrency_ecdf_replay.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.concurrency_ecdf_replay[0].cumulative, 0.5);
+  EXPECT_DOUBLE_EQ(s.concurrency_ecdf_replay[1].cumulative, 1.0);
+}
+
 // The same first call with a timer bias of 40 ns: its corrected duration 200 - 40 = 160 over the
 // traced 100: 1.6, raw 2.0; the summary and its JSON carry the bias.
 TEST(ReplayOutput, SummaryCorrectsTheLatencyForTheTimerBias) {

@@ -133,7 +133,8 @@ inline Plan hand_plan(trace::Trace tr, bool temporal) {
   p.ordering = temporal ? Ordering::kTemporal : Ordering::kThread;
   p.trace = std::move(tr);
   const auto& ev = p.trace.events;
-  int64_t t0 = ev.empty() ? 0 : ev[0].begin_ns;
+  const int64_t t0 = ev.empty() ? 0 : ev[0].begin_ns;
+  p.trace_t0_ns = t0;
   std::map<int32_t, uint32_t> thread_of;
   for (uint32_t i = 0; i < ev.size(); ++i) {
     auto [it, inserted] = thread_of.try_emplace(ev[i].tid, static_cast<uint32_t>(p.threads.size()));
@@ -141,8 +142,6 @@ inline Plan hand_plan(trace::Trace tr, bool temporal) {
     Request r{};
     r.event = i;
     r.thread = it->second;
-    r.trace_begin_ns = ev[i].begin_ns - t0;
-    r.trace_end_ns = ev[i].end_ns - t0;
     const trace::SyscallInfo* info = trace::syscall_by_nr(ev[i].nr);
     r.action = !info ? RequestAction::kSkipUnknown
                : (info->classes & trace::kClassProcess) ? RequestAction::kLifecycle
@@ -158,7 +157,6 @@ inline Plan hand_plan(trace::Trace tr, bool temporal) {
         if (best >= 0) p.deps.push_back({static_cast<uint32_t>(best), EdgeKind::kTemporal});
       }
     }
-    r.deps_count = static_cast<uint32_t>(p.deps.size()) - r.deps_begin;
     p.requests.push_back(r);
     p.threads[it->second].requests.push_back(i);
   }

@@ -191,9 +191,8 @@ bool ordered_after(const Plan& plan, uint32_t to, uint32_t from) {
     const uint32_t r = todo.back();
     todo.pop_back();
     if (r == from) return true;
-    const Request& q = plan.requests[r];
-    for (uint32_t i = q.deps_begin; i < q.deps_begin + q.deps_count; ++i) {
-      const uint32_t d = plan.deps[i].request;
+    for (const Dep& dep : deps_of(plan, r)) {
+      const uint32_t d = dep.request;
       if (!seen[d]) {
         seen[d] = true;
         todo.push_back(d);

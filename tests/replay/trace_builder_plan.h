@@ -63,10 +63,9 @@ using Edge = std::tuple<uint32_t, uint32_t, std::string>;
 inline std::set<Edge> edges_of(const Plan& p, bool with_thread = true) {
   std::set<Edge> out;
   for (uint32_t r = 0; r < p.requests.size(); ++r) {
-    const Request& q = p.requests[r];
-    for (uint32_t k = q.deps_begin; k < q.deps_begin + q.deps_count; ++k) {
-      if (!with_thread && p.deps[k].kind == EdgeKind::kThread) continue;
-      out.emplace(p.deps[k].request, r, std::string(edge_kind_name(p.deps[k].kind)));
+    for (const Dep& d : deps_of(p, r)) {
+      if (!with_thread && d.kind == EdgeKind::kThread) continue;
+      out.emplace(d.request, r, std::string(edge_kind_name(d.kind)));
     }
   }
   return out;
