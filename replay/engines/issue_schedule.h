@@ -56,9 +56,10 @@ class IssueSchedule {
   TimingSpec timing_;
   int64_t start_ns_ = 0;
   // Where each request begins (its planned time) and ends on the schedule: written by the
-  // request's thread, read by its dependants. Empty at full speed.
+  // request's thread, read by its dependants. Empty at full speed, as is traced_.
   std::vector<int64_t> begin_;
   std::vector<int64_t> end_;
+  std::vector<TracedTimes> traced_;  // each request's traced times (trace_times); empty at full speed
 };
 
 }  // namespace rastro::replay::detail
