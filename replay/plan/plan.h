@@ -1,7 +1,7 @@
-// The replay plan (SPEC §4): passive data, no methods (the two readers at the end read what a
-// request does not store). Inference produces it; the
-// event-based engines and the compiler read only this. A new ordering policy changes how a Plan is
-// built, never the replayers (thesis §2.4.2).
+// The replay plan (SPEC §4): passive data, no methods (the two readers at the end, deps_of and
+// trace_times, read what a request does not store). Inference produces it; the event-based
+// engines and the compiler read only this. A new ordering policy changes how a Plan is built,
+// never the replayers (thesis §2.4.2).
 #pragma once
 
 #include <sys/types.h>
