@@ -54,7 +54,7 @@ void ThreadContext::wait(uint32_t request) { s_->waited |= s_->sh->done[request]
 
 void ThreadContext::issue(uint32_t r) {
   SharedState& sh = *s_->sh;
-  if (sh.imp.spawn(r) >= 0) wait(static_cast<uint32_t>(sh.imp.spawn(r)));
+  if (const int64_t s = sh.imp.spawn(r); s >= 0) wait(static_cast<uint32_t>(s));
   s_->waited |= sh.uring->await(r);
   s_->waits += s_->waited;
   const int64_t planned = sh.schedule->await_issue(r, replay::ready_ns(s_->waited, s_->prev_end));

@@ -51,8 +51,8 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   std::vector<uint32_t> remaining(n, 0);
   std::vector<uint32_t> out_begin(n + 1, 0);
   auto for_each_dep = [&](uint32_t r, auto&& f) {
-    if (setup.imp.prev(r) >= 0) f(static_cast<uint32_t>(setup.imp.prev(r)));
-    if (setup.imp.spawn(r) >= 0) f(static_cast<uint32_t>(setup.imp.spawn(r)));
+    if (const int64_t p = setup.imp.prev(r); p >= 0) f(static_cast<uint32_t>(p));
+    if (const int64_t s = setup.imp.spawn(r); s >= 0) f(static_cast<uint32_t>(s));
     for (const Dep& dep : deps_of(plan, r)) {
       const uint32_t d = dep.request;
       if (d != r) f(d);

@@ -43,7 +43,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
     go.wait();
     for (uint32_t r : pt.requests) {
       bool waited = false;
-      if (setup.imp.spawn(r) >= 0) waited |= done[setup.imp.spawn(r)].wait();
+      if (const int64_t s = setup.imp.spawn(r); s >= 0) waited |= done[s].wait();
       for (const Dep& dep : deps_of(plan, r)) {
         const uint32_t d = dep.request;
         if (d != r) waited |= done[d].wait();

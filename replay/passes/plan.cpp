@@ -95,9 +95,7 @@ struct PlanRequests {
   uint32_t size() const { return static_cast<uint32_t>(p.requests.size()); }
   uint32_t deps_begin(uint32_t r) const { return p.requests[r].deps_begin; }
   // (unchecked: figures_of checks begin <= end <= deps.size() before anything else reads them)
-  uint32_t deps_end(uint32_t r) const {
-    return r + 1 < size() ? p.requests[r + 1].deps_begin : static_cast<uint32_t>(p.deps.size());
-  }
+  uint32_t deps_end(uint32_t r) const { return static_cast<uint32_t>(rastro::replay::deps_end(p, r)); }
   int64_t duration(uint32_t r) const {
     if (p.requests[r].action != RequestAction::kReplay) return 0;  // the engines skip it at once
     return std::max<int64_t>(0, trace_times(p, r).duration_ns());

@@ -166,11 +166,16 @@ struct Plan {
   UringPlan uring;  // (pass uring_batches)
 };
 
+// Where request r's dependencies end in plan.deps (unchecked).
+inline size_t deps_end(const Plan& plan, uint32_t r) {
+  return r + 1 < plan.requests.size() ? plan.requests[r + 1].deps_begin : plan.deps.size();
+}
+
 // Request r's dependencies. An empty range where deps_begin is out of order or beyond deps (a
 // plan built by hand; compute_figures refuses such a plan, naming the request).
 inline std::span<const Dep> deps_of(const Plan& plan, uint32_t r) {
   const size_t begin = plan.requests[r].deps_begin;
-  const size_t end = r + 1 < plan.requests.size() ? plan.requests[r + 1].deps_begin : plan.deps.size();
+  const size_t end = deps_end(plan, r);
   if (begin > end || end > plan.deps.size()) return {};
   return {plan.deps.data() + begin, end - begin};
 }
