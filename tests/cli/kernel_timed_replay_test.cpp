@@ -30,6 +30,11 @@ std::string ebpf_capture_missing() {
 }
 
 const nlohmann::json& total_of(const nlohmann::json& fidelity) { return fidelity.at("total"); }
+const nlohmann::json& class_of(const nlohmann::json& fidelity, const std::string& key) {
+  for (const auto& c : fidelity.at("by_class"))
+    if (c.at("key") == key) return c;
+  throw std::runtime_error("no class " + key + " in " + fidelity.dump());
+}
 
 TEST(KernelTimedReplay, EveryReplayerTimesItsCallsInTheKernelAndSaysSo) {
   if (std::string why = ebpf_capture_missing(); !why.empty()) GTEST_SKIP() << why;
@@ -78,9 +83,12 @@ TEST(KernelTimedReplay, EveryReplayerTimesItsCallsInTheKernelAndSaysSo) {
     ASSERT_TRUE(s.contains("fidelity_user_space"));
     EXPECT_EQ(s.at("fidelity_user_space").at("timed_with"), "user-space");
     EXPECT_GT(s.at("fidelity_user_space").at("timer_bias_ns").get<int64_t>(), 0);
-    // The kernel span of a call lies inside its user-space span: summed, never longer.
-    const int64_t kernel_ns = total_of(s.at("fidelity")).at("replay_ns");
-    const int64_t user_ns = total_of(s.at("fidelity_user_space")).at("replay_ns");
+    // The kernel span of a call lies inside its user-space span: summed, never longer — for the
+    // calls on fds (dd's and cat's reads and writes). A call on a name also gets its sandbox's path
+    // walk, which runs before its user-space span (the timed region is the call), so the total
+    // may be longer: on a loaded machine it was, 2.53 ms against 2.14 ms.
+    const int64_t kernel_ns = class_of(s.at("fidelity"), "data").at("replay_ns");
+    const int64_t user_ns = class_of(s.at("fidelity_user_space"), "data").at("replay_ns");
     EXPECT_GT(kernel_ns, 0);
     EXPECT_LT(kernel_ns, user_ns);
     EXPECT_EQ(total_of(s.at("fidelity")).at("timed"), total_of(s.at("fidelity_user_space")).at("timed"));
@@ -95,7 +103,7 @@ TEST(KernelTimedReplay, EveryReplayerTimesItsCallsInTheKernelAndSaysSo) {
     const nlohmann::json c = nlohmann::json::parse(cmp.out);
     EXPECT_EQ(c.at("timed_with"), "ebpf");
     EXPECT_EQ(c.at("timer_bias_ns"), 0);
-    EXPECT_EQ(total_of(c).at("replay_ns"), kernel_ns);
+    EXPECT_EQ(class_of(c, "data").at("replay_ns"), kernel_ns);
     EXPECT_NE(rastro("compare " + trace_path + " " + out).out.find("timed in the kernel"), std::string::npos);
   }
 }
