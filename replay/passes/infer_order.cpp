@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "replay/passes/address_spaces.h"
 #include "replay/passes/syscall_semantics.h"
 
 namespace rastro::replay {
@@ -93,6 +94,8 @@ class Inferrer {
       c_.deps_begin[r] = static_cast<uint32_t>(c_.deps.size());
       deps_.start(r);
       if (c_.options.ordering == Ordering::kFs && c_.constrained(r)) fs_rules(r);
+      if (c_.options.ordering == Ordering::kFs && c_.status[r] == 0 && semantics(c_.nr[r]) == Sem::kExec)
+        spaces_.exec(c_.pid[r]);
       if (c_.options.ordering == Ordering::kTemporal) temporal_rule(r);
       uint32_t& last = last_in_thread[c_.thread[r]];
       deps_.finish(last, c_.deps);
@@ -199,6 +202,8 @@ class Inferrer {
       }
     }
     for (uint32_t file : touched_) add_user(file_users_[file], r, t);
+
+    if (AddressSpaces::concerns(c_.nr[r])) spaces_.visit(read_(c_.order[r]), r, t, want_mapping_);
   }
 
   bool uses_entry(uint32_t q, uint32_t en) const {
@@ -401,6 +406,8 @@ class Inferrer {
   std::vector<uint32_t> ofd_file_;
   std::unordered_map<trace::StrId, PathState> paths_;
   std::vector<uint32_t> touched_;
+  AddressSpaces spaces_;
+  const AddressSpaces::Want want_mapping_ = [this](uint32_t d) { deps_.want(d, EdgeKind::kMapping); };
 };
 
 Result<Done> run_infer_order(InferContext& c) {

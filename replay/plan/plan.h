@@ -25,8 +25,8 @@ enum class Ordering : uint8_t { kThread, kFs, kTemporal };
 
 // Why an edge exists (thread = program order; fd-stage/fd-seq/file/path = ARTC ROOT resource
 // rules; temporal = completed-before-began in the trace).
-enum class EdgeKind : uint8_t { kThread, kFdStage, kFdSeq, kFile, kPath, kTemporal };
-inline constexpr int kEdgeKinds = 6;
+enum class EdgeKind : uint8_t { kThread, kFdStage, kFdSeq, kFile, kPath, kTemporal, kMapping };
+inline constexpr int kEdgeKinds = 7;
 
 // 4 bytes (a plan holds one or more per request): requests are < kMaxRequests.
 inline constexpr uint32_t kMaxRequests = uint32_t{1} << 29;

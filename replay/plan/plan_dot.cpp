@@ -16,6 +16,7 @@ const char* edge_kind_colour(EdgeKind k) {
     case EdgeKind::kFile: return "forestgreen";
     case EdgeKind::kPath: return "darkorange";
     case EdgeKind::kTemporal: return "red";
+    case EdgeKind::kMapping: return "purple";
   }
   return "black";
 }

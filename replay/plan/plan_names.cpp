@@ -28,6 +28,7 @@ std::string_view edge_kind_name(EdgeKind k) {
     case EdgeKind::kFile: return "file";
     case EdgeKind::kPath: return "path";
     case EdgeKind::kTemporal: return "temporal";
+    case EdgeKind::kMapping: return "mapping";
   }
   return "?";
 }

@@ -10,7 +10,7 @@ namespace rastro::replay {
 
 std::string_view ordering_name(Ordering o);        // "thread", "fs", "temporal"
 Result<Ordering> parse_ordering(std::string_view s);
-std::string_view edge_kind_name(EdgeKind k);       // "thread", "fd-stage", "fd-seq", "file", "path", "temporal"
+std::string_view edge_kind_name(EdgeKind k);       // "thread", "fd-stage", "fd-seq", "file", "path", "temporal", "mapping"
 std::string_view action_name(RequestAction a);     // "replay", "skip-unknown", "skip-unfinished", ...
 
 }  // namespace rastro::replay

@@ -96,6 +96,16 @@ enum class ProcEffect : uint8_t {
   kFchdir,  // cwd := the fd's path
 };
 
+// What a memory call does to its process's address space (the plan's mapping resource,
+// docs/replay-plan.md). Other memory rows whose first arguments are (kPtr, kCount) act on the
+// mappings of that range (mprotect, msync, madvise, mlock ...).
+enum class MemEffect : uint8_t {
+  kNone,
+  kMaps,    // mmap: a new mapping at the returned address, of the kCount argument's length
+  kUnmaps,  // munmap: the range's mappings end
+  kRemaps,  // mremap: the range's mapping ends; a new one at the returned address, of the second kCount's length
+};
+
 struct SyscallInfo {
   int nr;
   std::string_view name;
@@ -113,6 +123,7 @@ struct SyscallInfo {
   // Index of an offset argument the kernel takes in two registers (pos_l, pos_h; preadv2 and
   // pwritev2): the arguments after it arrive one register later. -1: none.
   int8_t split_offset = -1;
+  MemEffect mem = MemEffect::kNone;
 
   // The syscall register (0..5) that carries argument `arg`.
   size_t register_of(size_t arg) const {
