@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "trace/model/page_fault.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -69,11 +72,15 @@ void AddressSpaces::use(Space& s, uint64_t start, uint64_t end, uint32_t r, uint
   }
 }
 
-void AddressSpaces::unmap(Space& s, uint64_t start, uint64_t end, uint32_t r, const Want& want) {
+void AddressSpaces::release(Space& s, uint64_t start, uint64_t end, const Want& want) {
   cut(s.live, start, end, [&](const Mapping& m) {
     want(m.creator);
     for (const auto& tu : m.users) want(tu.second);
   });
+}
+
+void AddressSpaces::unmap(Space& s, uint64_t start, uint64_t end, uint32_t r, const Want& want) {
+  release(s, start, end, want);
   // The range is free now, also where no traced mmap mapped it (a mapping from before the trace):
   // the next mmap the kernel gives any part of it follows this call.
   cut(s.released, start, end, [](const Released&) {});
@@ -82,11 +89,7 @@ void AddressSpaces::unmap(Space& s, uint64_t start, uint64_t end, uint32_t r, co
 
 void AddressSpaces::map(Space& s, uint64_t start, uint64_t end, uint32_t r, uint32_t t, const Want& want) {
   cut(s.released, start, end, [&](const Released& f) { want(f.releaser); });
-  // A mapping still live there is replaced (MAP_FIXED, or its release was not captured).
-  cut(s.live, start, end, [&](const Mapping& m) {
-    want(m.creator);
-    for (const auto& tu : m.users) want(tu.second);
-  });
+  release(s, start, end, want);  // a mapping still live there is replaced (MAP_FIXED, or an uncaptured release)
   s.live.emplace(start, Mapping{end, r, {{t, r}}});
 }
 

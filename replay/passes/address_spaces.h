@@ -55,6 +55,8 @@ class AddressSpaces {
   void map(Space& s, uint64_t start, uint64_t end, uint32_t r, uint32_t t, const Want& want);
   void unmap(Space& s, uint64_t start, uint64_t end, uint32_t r, const Want& want);
   void use(Space& s, uint64_t start, uint64_t end, uint32_t r, uint32_t t, const Want& want);
+  // Ends the live mappings' parts in [start, end), after their creators and users.
+  void release(Space& s, uint64_t start, uint64_t end, const Want& want);
   // Cuts [start, end) out of `m`'s ranges, keeping the parts outside with their values; calls
   // `each` with every value that overlapped.
   template <class V, class F>
