@@ -3,6 +3,7 @@
 #include <fcntl.h>  // AT_FDCWD
 
 #include <algorithm>
+#include <cerrno>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -43,8 +44,9 @@ void SeedCollector::add(const trace::Event& e) {
   if (!info) return;
   const bool dup2_like = info->fd == trace::FdEffect::kDuplicatesOnto;
   const bool fcntl_like = info->fd == trace::FdEffect::kByCommand;
-  // Uses first: a call that both uses and creates (dup) uses before it creates.
-  for (int i = 0; i < std::min<int>(e.nargs, trace::kMaxArgs); ++i) {
+  // Uses first: a call that both uses and creates (dup) uses before it creates. A call that
+  // failed with EBADF found no such fd: that says nothing was inherited.
+  for (int i = 0; i < std::min<int>(e.nargs, trace::kMaxArgs) && e.rvalue != -EBADF; ++i) {
     if (const int fd = used_fd(e, i, dup2_like); fd >= 0 && !a.created.count(fd)) a.inherited.insert(fd);
   }
   if (e.failed() || (e.flags & trace::kEventUnfinished)) return;

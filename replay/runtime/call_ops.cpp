@@ -43,7 +43,7 @@ bool CallOps::path_arg(int di, int pi, std::string* out) {
   } else {
     FdLookup l = fds.get(c.key(di));
     if (l.state != FdState::kOpen) {
-      c.skip = fd_skip(l.state);
+      fd_not_open(l.state);
       return false;
     }
     base = fds.path(c.key(di));

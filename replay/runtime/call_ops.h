@@ -3,6 +3,7 @@
 // and paths into the sandbox. Private to the call executor.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/types.h>
 
 #include <algorithm>
@@ -60,16 +61,6 @@ class CallOps {
   int64_t unsupported();
 
  private:
-  // The replay fd for argument i, or -1 with c.skip set.
-  // (Inline, with bytes(): every read/write calls them; they were lambdas inside run before.)
-  int fd_arg(int i) {
-    FdLookup l = fds.get(c.key(i));
-    if (l.state != FdState::kOpen) {
-      c.skip = fd_skip(l.state);
-      return -1;
-    }
-    return l.fd;
-  }
   std::string_view str(int i) const { return strings_.get(e.arg(i).str); }
   // Absolute traced path of path argument `pi`, relative to dirfd argument `di` (-1 = cwd).
   // Returns false with c.skip set when it cannot be used.
@@ -92,6 +83,25 @@ class CallOps {
     c.scratch.call.end_ns = monotonic_ns();
     errno = err;
     return r;
+  }
+  // A call's fd is not open in the replay: skipped with the reason (c.skip) — unless the traced
+  // call failed with EBADF on an fd the process did not hold (closed, or never opened: a shell's
+  // or libc's probe, `fcntl(3, F_GETFD)`, `close(-1)`). Then the kernel says EBADF to the replay
+  // too, for a stand-in call on an fd no process holds, and the caller returns the traced EBADF.
+  void fd_not_open(FdState s) {
+    if (e.rvalue == -EBADF && (s == FdState::kClosed || s == FdState::kNone)) {
+      the_call([] { return ::fcntl(-1, F_GETFD); });
+      return;
+    }
+    c.skip = fd_skip(s);
+  }
+  // The replay fd for argument i, or -1 (fd_not_open).
+  // (Inline, with bytes(): every read/write calls them; they were lambdas inside run before.)
+  int fd_arg(int i) {
+    FdLookup l = fds.get(c.key(i));
+    if (l.state == FdState::kOpen) return l.fd;
+    fd_not_open(l.state);
+    return -1;
   }
   size_t bytes(int i) const {
     int64_t v = c.a(i);

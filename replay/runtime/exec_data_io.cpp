@@ -30,7 +30,7 @@ int64_t CallOps::data_io() {
   auto open_fd = [&](int i) {
     l = fds.get(c.key(i));
     if (l.state == FdState::kOpen) return true;
-    c.skip = fd_skip(l.state);
+    fd_not_open(l.state);
     return false;
   };
   switch (e.nr) {

@@ -26,7 +26,7 @@ int64_t CallOps::open_close() {
     case SYS_close: {
       FdLookup l = fds.take(c.key(0));
       if (l.state != FdState::kOpen) {
-        c.skip = fd_skip(l.state);
+        fd_not_open(l.state);
         return e.rvalue;
       }
       return sysret(::close(l.fd));

@@ -57,6 +57,7 @@ INSTANTIATE_TEST_SUITE_P(StraceFixtures, FdKeysOfTheWalks,
 // fd 0 read, fd 3 opened then used, fd 7 used but never created, a pipe (5, 6), a second thread:
 // inherited are 0 (always) and 7; 3, 5 and 6 were created. Unknown calls and failures create
 // nothing (the failed open "returning" 9 leaves 9 a use-before-open, not inherited: never used).
+// A probe that failed with EBADF (fd 4) found no fd: not inherited either.
 TEST(SeedCollector, InheritedFdsAreTheOnesUsedBeforeAnyCreation) {
   PlanTraceBuilder b;
   b.add(10, 10, 0, 1, "read", {0, "", 4}, 4);
@@ -66,6 +67,7 @@ TEST(SeedCollector, InheritedFdsAreTheOnesUsedBeforeAnyCreation) {
   b.add(10, 11, 8, 9, "pipe2", {static_cast<int64_t>((uint64_t{6} << 32) | 5), 0}, 0);
   b.add(10, 11, 10, 11, "close", {5}, 0);
   b.add(10, 10, 12, 13, "openat", {-100, "/g", 0, 0}, -2);
+  b.add(10, 11, 13, 14, "fcntl", {4, 1, 0}, -9);  // F_GETFD: EBADF
   b.add(20, 20, 14, 15, "fstat", {1, 0}, 0);
   const trace::Trace t = b.take();
   SeedCollector c;
