@@ -34,7 +34,9 @@ std::string ebpf_missing() {
   return why;
 }
 
-// Threads 100 and 101 of pid 100, each on its own file: openat, 30 pwrite64/pread64, fstat, close.
+// Threads 100 and 101 of pid 100, each on its own file: openat, 30 pwrite64/pread64, fstat,
+// fcntl F_SETFD and F_GETFD (the fd map holds the answer, but the call is made: it has a kernel
+// span), close, and a probe of the closed fd (EBADF, from a stand-in call on an fd nobody holds).
 trace::Trace file_calls_trace() {
   testing::TraceBuilder b;
   for (int k = 0; k < 2; ++k) {
@@ -46,7 +48,10 @@ trace::Trace file_calls_trace() {
       b.add(100, tid, "pread64", {fd, 0, 4096, i * 4096}, 4096);
     }
     b.add(100, tid, "fstat", {fd, 0}, 0);
+    b.add(100, tid, "fcntl", {fd, F_SETFD, FD_CLOEXEC}, 0);
+    b.add(100, tid, "fcntl", {fd, F_GETFD, 0}, FD_CLOEXEC);
     b.add(100, tid, "close", {fd}, 0);
+    b.add(100, tid, "fcntl", {fd, F_GETFD, 0}, -EBADF);
   }
   return b.take();
 }
