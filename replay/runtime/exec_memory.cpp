@@ -54,10 +54,24 @@ int64_t CallOps::memory() {
         if (fd < 0) return e.rvalue;
       }
       const size_t len = static_cast<size_t>(std::max<int64_t>(c.a(1), 0));
+      const int prot = static_cast<int>(c.a(2)) & ~PROT_EXEC;
+      // Over part of a mapping the replay backs: at the replay pages standing for it, so the
+      // kernel replaces pages there as it did in the trace (make's compilers: 465 of 883 mmaps,
+      // the loader mapping segments over the range it reserved; elsewhere, a fresh mapping took
+      // half their traced time).
+      int64_t over = 0;
+      if ((c.a(3) & MAP_FIXED) && c.traced_ok() &&
+          maps.map_over(u(e.rvalue), len, [&](uint64_t at) -> int64_t {
+            void* p = the_call([&] {
+              return ::mmap(reinterpret_cast<void*>(at), len, prot, flags | MAP_FIXED, fd, fd < 0 ? 0 : c.a(5));
+            });
+            return p == MAP_FAILED ? -static_cast<int64_t>(errno) : reinterpret_cast<int64_t>(p);
+          }, &over))
+        return over;
       // The call alone: the table's bookkeeping after it allocates, and an allocator may map
       // memory itself (a second mmap in the timed region: `--time-with ebpf` could not choose).
       void* p = the_call([&] {
-        return ::mmap(nullptr, len, static_cast<int>(c.a(2)) & ~PROT_EXEC, flags, fd, fd < 0 ? 0 : c.a(5));
+        return ::mmap(nullptr, len, prot, flags, fd, fd < 0 ? 0 : c.a(5));
       });
       if (p == MAP_FAILED) return -errno;
       if (c.traced_ok())

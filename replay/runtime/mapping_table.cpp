@@ -69,6 +69,28 @@ void MappingTable::add(uint64_t traced, uint64_t replay, uint64_t length) {
   pieces_[traced] = {replay, length};
 }
 
+bool MappingTable::map_over(uint64_t traced, uint64_t length, const std::function<int64_t(uint64_t)>& op,
+                            int64_t* result) {
+  length = page_round_up(length);
+  std::unique_lock lock(mu_);
+  auto it = pieces_.upper_bound(traced);
+  if (it == pieces_.begin()) return false;
+  --it;
+  const uint64_t ps = it->first, pe = ps + it->second.length, end = traced + length;
+  if (length == 0 || end < traced || end > pe) return false;
+  const Piece old = it->second;
+  const uint64_t at = old.replay + (traced - ps);
+  *result = op(at);
+  // (A failed MAP_FIXED may have unmapped part of the range: the table keeps it, and a later
+  // touch of a page that is gone gives EFAULT, never SIGBUS.)
+  if (*result < 0) return true;
+  pieces_.erase(it);
+  if (traced > ps) pieces_[ps] = {old.replay, traced - ps};
+  pieces_[traced] = {static_cast<uint64_t>(*result), length};
+  if (pe > end) pieces_[end] = {old.replay + (end - ps), pe - end};
+  return true;
+}
+
 uint64_t MappingTable::remove(uint64_t traced, uint64_t length) {
   std::unique_lock lock(mu_);
   return cut(traced, traced + page_round_up(length));

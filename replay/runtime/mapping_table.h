@@ -29,6 +29,13 @@ class MappingTable {
 
   // The traced mmap that returned `traced` is backed by the replay mapping [replay, +length).
   void add(uint64_t traced, uint64_t replay, uint64_t length);
+  // A traced MAP_FIXED mmap over [traced, +length) that one backed piece holds whole (the dynamic
+  // loader maps a library's segments over the range it reserved): `op(replay)` maps over the
+  // replay pages standing for it — MAP_FIXED there, so the kernel replaces pages as it did in the
+  // trace — with the lock held, so nothing else can map or unmap there meanwhile. The piece is
+  // split around the new mapping. Returns false (op not called) when no single piece holds the
+  // range; else true, with op's result (the replay address, or -errno) in *result.
+  bool map_over(uint64_t traced, uint64_t length, const std::function<int64_t(uint64_t)>& op, int64_t* result);
   // munmap(traced, length): unmaps the replay pages backing it; returns the bytes that were
   // backed (0: the range was not mapped by a traced mmap of this process).
   uint64_t remove(uint64_t traced, uint64_t length);

@@ -193,6 +193,32 @@ TEST(ExecFamilies, MemoryFaultsTouchTheReplayMappingAndMsyncWritesTheFile) {
   ::close(fd);
 }
 
+// The dynamic loader's pattern: reserve a library's whole span, then map its segments over it
+// with MAP_FIXED. The replay maps each segment over the replay pages standing for its traced
+// range (the kernel replaces pages there, as in the trace), not at a fresh address.
+TEST(ExecFamilies, FixedMappingsReplaceThePagesOfTheReplayMappingTheyCover) {
+  constexpr int64_t kAt = 0x7f0000400000, kPage = 4096;
+  TraceBuilder b;
+  b.add(1, 1, "open", {0, O_CREAT | O_RDWR, 0644}, 3, {"/lib"});
+  b.add(1, 1, "ftruncate", {3, 4 * kPage}, 0);
+  b.add(1, 1, "mmap", {0, 4 * kPage, PROT_READ, MAP_PRIVATE | MAP_DENYWRITE, 3, 0}, kAt);  // 2 reserve
+  b.add(1, 1, "mmap", {kAt + kPage, 2 * kPage, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, 3, kPage},
+        kAt + kPage);                                                                    // 3 text
+  b.add(1, 1, "mmap", {kAt + 3 * kPage, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0},
+        kAt + 3 * kPage);                                                                // 4 bss
+  add_fault(b, kAt + kPage + 5, 0, "/lib", kPage);                                       // 5 in the text
+  b.add(1, 1, "mprotect", {kAt, kPage, PROT_NONE}, 0);                                   // 6 the rest of the reserve
+  b.add(1, 1, "mmap", {0x7f0000900000, kPage, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0},
+        0x7f0000900000);                                                                 // 7 over nothing backed
+  b.add(1, 1, "munmap", {kAt, 4 * kPage}, 0);                                            // 8 all of it
+  FamilyRun r(b);
+  for (size_t i = 0; i < r.outs.size(); ++i) EXPECT_EQ(r.outs[i].flags, 0u) << i;
+  const int64_t base = r.outs[2].rvalue;
+  EXPECT_EQ(r.outs[3].rvalue, base + kPage) << "the text segment over the reserve's second page";
+  EXPECT_EQ(r.outs[4].rvalue, base + 3 * kPage) << "the bss over its last page";
+  EXPECT_NE(r.outs[7].rvalue, 0x7f0000900000) << "no traced address is ever mapped";
+}
+
 TEST(ExecFamilies, ProcessCallsAreStructureOnlyButChdirMoves) {
   TraceBuilder b;
   b.add(1, 1, "mkdir", {0, 0755}, 0, {"/w"});
