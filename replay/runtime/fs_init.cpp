@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "replay/runtime/call_executor.h"
@@ -15,16 +18,41 @@
 namespace rastro::replay {
 namespace {
 
-// mkdir -p of an absolute traced path inside the root.
-int make_dirs(const SandboxResolver& sb, const std::string& abs) {
+// mkdir -p of an absolute traced path inside the root; the directories it made go to `made`.
+int make_dirs(const SandboxResolver& sb, const std::string& abs, std::vector<std::string>* made) {
   for (size_t slash = abs.find('/', 1);; slash = abs.find('/', slash + 1)) {
     std::string part = slash == std::string::npos ? abs : abs.substr(0, slash);
     SandboxResolver::Parent p;
     int r = sb.open_parent(part, &p);
     if (r < 0) return r;
-    if (!p.name.empty() && mkdirat(p.dir.get(), p.name.c_str(), 0755) != 0 && errno != EEXIST) return -errno;
+    if (!p.name.empty()) {
+      if (mkdirat(p.dir.get(), p.name.c_str(), 0755) == 0) made->push_back(part);
+      else if (errno != EEXIST) return -errno;
+    }
     if (slash == std::string::npos) return 0;
   }
+}
+
+// The access time init gives what it made: one second ahead of now, so that it is later than the
+// object's modification and change times. The traced program found its inputs already read since
+// they were last written (the corpus runs each program once before capturing it); with relatime,
+// the first read of a file whose atime is not later than its mtime or ctime updates the atime —
+// an inode write inside the call: a 832-byte read of a fresh file took 2.3 µs here, the next one
+// 1.2 µs. Without this, every first read (mmap, getdents, readlink) of every file init wrote paid
+// for it, and the replay's cached reads ran ~1.3–1.6 × their traced time.
+timespec read_since_written() {
+  timespec t{};
+  clock_gettime(CLOCK_REALTIME, &t);
+  t.tv_sec += 1;
+  return t;
+}
+
+void mark_read(const SandboxResolver& sb, const std::string& abs, std::vector<std::string>* problems) {
+  SandboxResolver::Parent p;
+  if (sb.open_parent(abs, &p) < 0 || p.name.empty()) return;
+  const timespec times[2] = {read_since_written(), {0, UTIME_OMIT}};
+  if (utimensat(p.dir.get(), p.name.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0)
+    problems->push_back(abs + ": utimensat: " + std::strerror(errno));
 }
 
 }  // namespace
@@ -36,6 +64,7 @@ InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& 
   auto problem = [&](const InitEntry& e, int err) {
     rep.problems.push_back(e.path + ": " + std::strerror(err));
   };
+  std::vector<std::string> made;  // directories and symlinks init made (files get their atime at once)
   for (const InitEntry& e : plan.entries) {
     if (SandboxResolver::check(e.path) != PathVerdict::kOk) {
       ++rep.refused;
@@ -43,7 +72,7 @@ InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& 
     }
     std::string parent = e.path.substr(0, e.path.rfind('/'));
     if (!parent.empty()) {
-      int r = make_dirs(sandbox, parent);
+      int r = make_dirs(sandbox, parent, &made);
       if (r < 0) {
         problem(e, -r);
         continue;
@@ -51,7 +80,7 @@ InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& 
     }
     switch (e.kind) {
       case InitEntry::Kind::kDir: {
-        int r = make_dirs(sandbox, e.path);
+        int r = make_dirs(sandbox, e.path, &made);
         if (r < 0) {
           problem(e, -r);
         } else {
@@ -64,10 +93,13 @@ InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& 
         int r = sandbox.open_parent(e.path, &p);
         if (r < 0 || p.name.empty()) {
           problem(e, r < 0 ? -r : EINVAL);
-        } else if (symlinkat(e.target.c_str(), p.dir.get(), p.name.c_str()) != 0 && errno != EEXIST) {
-          problem(e, errno);
-        } else {
+        } else if (symlinkat(e.target.c_str(), p.dir.get(), p.name.c_str()) == 0) {
           ++rep.symlinks;
+          made.push_back(e.path);
+        } else if (errno == EEXIST) {
+          ++rep.symlinks;  // (one already there is left as it is)
+        } else {
+          problem(e, errno);
         }
         break;
       }
@@ -110,11 +142,16 @@ InitReport create_initial_state(const SandboxResolver& sandbox, const InitPlan& 
           off += static_cast<uint64_t>(w);
           rep.bytes_written += static_cast<uint64_t>(w);
         }
-        if (!failed) ++rep.files;
+        if (failed) break;
+        ++rep.files;
+        const timespec times[2] = {read_since_written(), {0, UTIME_OMIT}};
+        if (futimens(fd, times) != 0) problem(e, errno);
         break;
       }
     }
   }
+  // After every entry: a directory's mtime and ctime change with each entry made in it.
+  for (const std::string& abs : made) mark_read(sandbox, abs, &rep.problems);
   // The traced program found its files on disk, clean: a replay starting with init's data still
   // dirty in the page cache would pay for writing it back inside its own calls (the first fsync or
   // fdatasync of a file system with ordered data, the writeback competing with the replay's I/O).

@@ -5,6 +5,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -305,6 +306,45 @@ TEST(RuntimeFsInit, InitialStateIsOnDiskBeforeTheReplayStarts) {
     EXPECT_EQ(fm->fm_extents[i].fe_flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN), 0u)
         << "extent " << i << " still in the page cache only";
   }
+}
+
+}  // namespace
+}  // namespace rastro::replay
+
+namespace rastro::replay {
+namespace {
+
+bool later(const timespec& a, const timespec& b) { return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec); }
+
+// What init makes looks already read since it was written (atime later than mtime and ctime), as
+// the traced program's inputs were: with relatime, a first read then updates no atime — an inode
+// write inside the replayed call that the traced call did not make.
+TEST(RuntimeFsInit, WhatInitMakesReadsWithoutAnAccessTimeUpdate) {
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  InitPlan plan;
+  plan.entries.push_back({InitEntry::Kind::kDir, "/d", 0, 0755, ""});
+  plan.entries.push_back({InitEntry::Kind::kFile, "/d/f", 5000, 0644, ""});
+  plan.entries.push_back({InitEntry::Kind::kSymlink, "/d/l", 0, 0644, "f"});
+  plan.entries.push_back({InitEntry::Kind::kFile, "/e/g", 10, 0644, ""});  // its directory made on the way
+  const InitReport rep = create_initial_state(sb, plan);
+  EXPECT_TRUE(rep.problems.empty()) << rep.problems.front();
+  for (const char* p : {"d", "d/f", "d/l", "e", "e/g"}) {
+    struct stat st {};
+    ASSERT_EQ(::lstat(root.sub(p).c_str(), &st), 0) << p;
+    EXPECT_TRUE(later(st.st_atim, st.st_mtim)) << p;
+    EXPECT_TRUE(later(st.st_atim, st.st_ctim)) << p;
+  }
+  struct stat before {}, after {};
+  ASSERT_EQ(::stat(root.sub("d/f").c_str(), &before), 0);
+  const int fd = ::open(root.sub("d/f").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  char buf[832];
+  EXPECT_EQ(::read(fd, buf, sizeof buf), static_cast<ssize_t>(sizeof buf));
+  ::close(fd);
+  ASSERT_EQ(::stat(root.sub("d/f").c_str(), &after), 0);
+  EXPECT_EQ(after.st_atim.tv_sec, before.st_atim.tv_sec);
+  EXPECT_EQ(after.st_atim.tv_nsec, before.st_atim.tv_nsec) << "the first read updated the access time";
 }
 
 }  // namespace
