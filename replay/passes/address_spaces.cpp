@@ -98,8 +98,8 @@ void AddressSpaces::visit(const trace::Event& e, uint32_t r, uint32_t t, const W
     if (e.nargs != trace::kFaultArgs) return;
     const int64_t how = e.arg(trace::kFaultArgHow).value;
     if (how & trace::kFaultAround) return;  // emulated: the replay's own fault-around
-    const auto [start, end] = range(e.arg(trace::kFaultArgAddress).value, 1);
-    use(spaces_[e.pid], start, end, r, t, want);
+    const auto at = static_cast<uint64_t>(e.arg(trace::kFaultArgAddress).value);
+    if (at != UINT64_MAX) use(spaces_[e.pid], at, at + 1, r, t, want);  // the faulting byte's mapping only
     return;
   }
   const trace::SyscallInfo* si = trace::syscall_by_nr(e.nr);

@@ -71,6 +71,14 @@ TEST(MappingOrder, AnMmapWaitsForTheReleaseOfItsRangeByAnotherThread) {
   EXPECT_TRUE(f.count({1, 4, "mapping"})) << dump(f);
   EXPECT_TRUE(f.count({2, 4, "mapping"})) << dump(f);  // thread 3's user of B
   for (const auto& [from, to, kind] : f) EXPECT_NE(to, 3u) << dump(f);
+
+  // A fault is in the mapping of its byte, not in the one that follows it.
+  PlanTraceBuilder g;
+  g.add(1, 1, 0, 10, "mmap", {0, 8192, PROT_READ, kAnon, -1, 0}, kB);         // 0
+  g.add(1, 2, 20, 30, "mmap", {0, 4096, PROT_READ, kAnon, -1, 0}, kB + 8192);  // 1 right after it
+  add_fault(g, 3, 40, kB + 8191);                                              // 2 B's last byte
+  const auto h = edges_of(infer(g.take(), Ordering::kFs), false);
+  EXPECT_EQ(h, (std::set<testing::Edge>{{0, 2, "mapping"}})) << dump(h);
 }
 
 TEST(MappingOrder, PartialUnmapsFixedMappingsRemapsAndExecs) {
