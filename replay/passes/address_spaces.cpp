@@ -1,21 +1,15 @@
 #include "replay/passes/address_spaces.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <iterator>
 
+#include "common/page_size.h"
 #include "trace/model/page_fault.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
 
 namespace {
-
-uint64_t page_round_up(uint64_t n) {
-  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  return n > UINT64_MAX - page ? UINT64_MAX / page * page : (n + page - 1) / page * page;
-}
 
 // [addr, addr + length rounded up to pages), clamped at the top of the address space.
 std::pair<uint64_t, uint64_t> range(int64_t addr, int64_t length) {
@@ -62,13 +56,9 @@ void AddressSpaces::use(Space& s, uint64_t start, uint64_t end, uint32_t r, uint
   for (; it != s.live.end() && it->first < end; ++it) {
     want(it->second.creator);
     auto& users = it->second.users;
-    bool found = false;
-    for (auto& tu : users) {
-      if (tu.first != t) continue;
-      tu.second = r;
-      found = true;
-    }
-    if (!found) users.emplace_back(t, r);
+    auto mine = std::find_if(users.begin(), users.end(), [t](const auto& tu) { return tu.first == t; });
+    if (mine != users.end()) mine->second = r;
+    else users.emplace_back(t, r);
   }
 }
 

@@ -9,14 +9,11 @@
 #include <mutex>
 #include <vector>
 
+#include "common/page_size.h"
+
 namespace rastro::replay {
 
 namespace {
-
-uint64_t page_round_up(uint64_t n) {
-  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  return (n + page - 1) / page * page;
-}
 
 // Reads, or writes one pattern byte at, `addr` of this process without risking SIGBUS.
 int64_t touch_byte(uint64_t addr, bool write, uint64_t pattern_seed) {
