@@ -97,6 +97,11 @@ void CompactEvents::push_back(const trace::Event& e) {
   put_svarint(r, wrap_sub(e.begin_ns, group_begin_.back()));
   put_svarint(r, wrap_sub(e.end_ns, e.begin_ns));
   put_svarint(r, e.nr);
+  // The rest of the fixed fields before the arguments: fields() stops here.
+  put_svarint(r, e.rvalue);
+  if (mask & kHasSeq) put_svarint(r, wrap_sub(static_cast<int64_t>(e.seq), static_cast<int64_t>(size_)));
+  if (mask & kHasName) put_varint(r, e.name);
+  if (mask & kHasFlags) put_varint(r, e.flags);
   const int m = implied ? e.nargs : stored_args(e);
   if (!implied) {
     r.push_back(static_cast<char>(e.nargs));
@@ -113,10 +118,6 @@ void CompactEvents::push_back(const trace::Event& e) {
       if (strs & (1u << k)) put_varint(r, e.arg(k).str);
     }
   }
-  put_svarint(r, e.rvalue);
-  if (mask & kHasSeq) put_svarint(r, wrap_sub(static_cast<int64_t>(e.seq), static_cast<int64_t>(size_)));
-  if (mask & kHasName) put_varint(r, e.name);
-  if (mask & kHasFlags) put_varint(r, e.flags);
   if (mask & kHasReplay) {
     put_svarint(r, e.planned_ns);
     put_svarint(r, e.expected_rvalue);
@@ -174,40 +175,30 @@ int CompactEvents::decode(size_t i, Fields& f, trace::Event* full) const {
   f.begin_ns = wrap_add(group_begin_[i / kGroup], c.get_signed());
   f.end_ns = wrap_add(f.begin_ns, c.get_signed());
   f.nr = static_cast<int32_t>(c.get_signed());
-  int m = 0;
-  if (mask & kHasTypes) {
-    const uint8_t nargs = c.get_byte();
-    m = c.get_byte();
-    if (full) full->nargs = nargs;
-    for (int k = 0; k < m; ++k) {
-      const auto type = static_cast<trace::ArgType>(c.get_byte());
-      if (full) full->args[static_cast<size_t>(k)].type = type;
-    }
-  } else {
-    const trace::SyscallInfo* info = trace::syscall_by_nr(f.nr);
-    m = info->nargs;
-    if (full) {
-      full->nargs = info->nargs;
-      for (int k = 0; k < m; ++k) full->args[static_cast<size_t>(k)].type = info->args[static_cast<size_t>(k)];
-    }
-  }
-  if (m > 0) {
-    const unsigned strs = c.get_byte();
-    for (int k = 0; k < m; ++k) {
-      const int64_t value = c.get_signed();
-      const auto str = (strs & (1u << k)) ? static_cast<trace::StrId>(c.get()) : trace::kNoStr;
-      if (!full) continue;
-      trace::Arg& a = full->args[static_cast<size_t>(k)];
-      a.value = value;
-      a.str = str;
-    }
-  }
   f.rvalue = c.get_signed();
   const int64_t seq_delta = (mask & kHasSeq) ? c.get_signed() : 0;
   const auto name = (mask & kHasName) ? static_cast<trace::StrId>(c.get()) : trace::kNoStr;
   f.flags = (mask & kHasFlags) ? static_cast<uint32_t>(c.get()) : 0;
-  if (!full) return m;
+  if (!full) return 0;
   trace::Event& e = *full;
+  int m = 0;
+  if (mask & kHasTypes) {
+    e.nargs = c.get_byte();
+    m = c.get_byte();
+    for (int k = 0; k < m; ++k) e.args[static_cast<size_t>(k)].type = static_cast<trace::ArgType>(c.get_byte());
+  } else {
+    const trace::SyscallInfo* info = trace::syscall_by_nr(f.nr);
+    m = e.nargs = info->nargs;
+    for (int k = 0; k < m; ++k) e.args[static_cast<size_t>(k)].type = info->args[static_cast<size_t>(k)];
+  }
+  if (m > 0) {
+    const unsigned strs = c.get_byte();
+    for (int k = 0; k < m; ++k) {
+      trace::Arg& a = e.args[static_cast<size_t>(k)];
+      a.value = c.get_signed();
+      a.str = (strs & (1u << k)) ? static_cast<trace::StrId>(c.get()) : trace::kNoStr;
+    }
+  }
   e.seq = static_cast<uint64_t>(wrap_add(static_cast<int64_t>(i), seq_delta));
   e.name = name;
   const bool replay = mask & kHasReplay;

@@ -5,11 +5,12 @@
 // rare fields included), so `const trace::Event& e = events[i]` reads as it did on a vector.
 //
 // A record: a presence mask; the thread (index into a (pid, tid) table); begin as a delta from its
-// group's first begin; end - begin; nr; the argument strings present (mask); each argument's value
-// and string; rvalue; then only the fields the mask says are present (seq when it is not the
-// event's index, the unknown syscall's name, argument types that differ from the syscall table's,
-// flags, the replay, off-CPU and io_uring fields). Records never straddle a chunk, and are found
-// by a 2-byte offset from their group of kGroup events.
+// group's first begin; end - begin; nr; rvalue; seq when it is not the event's index, the unknown
+// syscall's name and flags when the mask says so (the fixed fields end here: fields() reads no
+// further); argument types when they differ from the syscall table's; the argument strings present
+// (mask); each argument's value and string; then the replay, off-CPU and io_uring fields when
+// present. Records never straddle a chunk, and are found by a 2-byte offset from their group of
+// kGroup events.
 #pragma once
 
 #include <cstddef>

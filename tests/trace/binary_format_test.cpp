@@ -79,6 +79,46 @@ TEST(Varint, ZigzagAndLimits) {
   EXPECT_TRUE(d.bad());
 }
 
+// Every length from 1 to 10 bytes, read where the cursor may look 8 bytes ahead (a fast path)
+// and where it may not (the last bytes of a buffer), against values and encodings known by hand
+// (LEB128: 300 is AC 02).
+TEST(Varint, EveryLengthReadsTheSameWithAndWithoutLookAhead) {
+  const std::vector<uint8_t> three_hundred = {0xAC, 0x02};
+  VarintCursor k(three_hundred.data(), three_hundred.data() + three_hundred.size());
+  EXPECT_EQ(k.get(), 300u);
+  std::vector<uint64_t> values = {0, 1, 127, 128, 300, 16383, 16384};
+  for (int bits = 14; bits <= 64; bits += 7) {
+    const uint64_t top = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    values.insert(values.end(), {top, top + 1, top - 1, top / 3});
+  }
+  for (uint64_t v : values) {
+    size_t len = 1;  // the LEB128 length, counted here (7 bits a byte)
+    for (uint64_t x = v; x >= 0x80; x >>= 7) ++len;
+    std::string s;
+    put_varint(s, v);
+    ASSERT_EQ(s.size(), len) << v;
+    // Followed by a second value, then 16 more bytes in the buffer (the cursor may read ahead)
+    // or none.
+    for (size_t slack : {size_t{16}, size_t{0}}) {
+      std::string buf = s;
+      put_varint(buf, 5);
+      buf.append(slack, '\xff');
+      const auto* p = reinterpret_cast<const uint8_t*>(buf.data());
+      VarintCursor c(p, p + buf.size());
+      EXPECT_EQ(c.get(), v) << "slack " << slack;
+      EXPECT_EQ(c.get(), 5u) << v;
+      EXPECT_EQ(c.remaining(), slack);
+      EXPECT_FALSE(c.bad());
+    }
+  }
+  // A continuation byte as the 8th: the value goes on into the 9th (not cut at 8 bytes).
+  const std::vector<uint8_t> nine = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0, 0, 0, 0, 0, 0, 0, 0};
+  VarintCursor n(nine.data(), nine.data() + nine.size());
+  EXPECT_EQ(n.get(), uint64_t{1} << 56);
+  EXPECT_FALSE(n.bad());
+  EXPECT_EQ(n.remaining(), 8u);
+}
+
 TEST(Crc32c, KnownVectorAndHardwareAgree) {
   // RFC 3720 B.4 check value.
   EXPECT_EQ(crc32c("123456789", 9), 0xe3069283u);
