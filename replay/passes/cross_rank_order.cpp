@@ -20,7 +20,7 @@ class CrossRankOrder {
     bound_begin_.resize(n);
     bound_end_.resize(n);
     for (size_t r = 0; r < n; ++r) {
-      rank_[r] = job.rank_of(c.pid[r]);
+      rank_[r] = job.rank_of(c.pid_of(static_cast<uint32_t>(r)));
       bound_begin_[r] = job.half_width_at(rank_[r], c.begin_ns[r]);
       bound_end_[r] = job.half_width_at(rank_[r], std::min(c.end_ns[r], sat_add(c.begin_ns[r], int64_t{1} << 50)));
     }

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "replay/passes/path_column.h"
 #include "replay/plan/plan.h"
 #include "trace/model/trace.h"
 
@@ -63,12 +64,11 @@ struct InferContext {
   // Compact copies of what later passes test on every request, so that they touch the (large)
   // events only for the calls whose arguments they need.
   std::vector<int32_t> nr;
-  std::vector<int32_t> pid;
   std::vector<uint8_t> status;           // kStatus* bits
-  std::vector<PlanThread> threads;
+  std::vector<PlanThread> threads;       // (a request's pid is its thread's: pid_of)
 
   // resolve_paths
-  std::vector<std::array<trace::StrId, 2>> paths;
+  PathColumn paths;
   uint64_t unresolved_paths = 0;
   InitPlan init;  // the initial file-system state (initial_state.h)
 
@@ -101,6 +101,7 @@ struct InferContext {
 
   // One the engines replay and ordered as a success: the only requests that get resource
   // constraints and count as resource users.
+  int32_t pid_of(uint32_t r) const { return threads[thread[r]].pid; }
   bool constrained(uint32_t r) const {
     return action[r] == RequestAction::kReplay && ordered_as_success(r);
   }

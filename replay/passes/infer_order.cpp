@@ -95,7 +95,7 @@ class Inferrer {
       deps_.start(r);
       if (c_.options.ordering == Ordering::kFs && c_.constrained(r)) fs_rules(r);
       if (c_.options.ordering == Ordering::kFs && c_.status[r] == 0 && semantics(c_.nr[r]) == Sem::kExec)
-        spaces_.exec(c_.pid[r]);
+        spaces_.exec(c_.pid_of(r));
       if (c_.options.ordering == Ordering::kTemporal) temporal_rule(r);
       uint32_t& last = last_in_thread[c_.thread[r]];
       deps_.finish(last, c_.deps);
@@ -131,7 +131,7 @@ class Inferrer {
   void fs_rules(uint32_t r) {
     const Sem sem = semantics(c_.nr[r]);
     touched_.clear();
-    const auto& p = c_.paths[r];
+    const PathColumn::Paths p = c_.paths[r];
     if (p[0] != trace::kNoStr || p[1] != trace::kNoStr) {
       const trace::Event& e = read_(c_.order[r]);  // (the path roles need the arguments)
       if (sem == Sem::kRename && p[0] != trace::kNoStr && p[1] != trace::kNoStr &&
@@ -162,7 +162,7 @@ class Inferrer {
       const uint32_t creator = c_.fd_entries[en].creator;
       bool waited = false;
       for (const auto& tu : u.by_thread) {
-        if (c_.threads[tu.first].pid != c_.pid[r] || tu.second == creator) continue;
+        if (c_.threads[tu.first].pid != c_.pid_of(r) || tu.second == creator) continue;
         deps_.want(tu.second, EdgeKind::kFdStage);
         waited = true;
       }

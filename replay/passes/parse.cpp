@@ -59,7 +59,6 @@ Result<Done> run_parse(InferContext& c) {
   c.begin_ns.resize(n);
   c.end_ns.resize(n);
   c.nr.resize(n);
-  c.pid.resize(n);
   c.status.resize(n);
   std::unordered_map<uint64_t, uint32_t> thread_of;
   // Most lookups hit a small direct-mapped cache in front of the map.
@@ -74,7 +73,6 @@ Result<Done> run_parse(InferContext& c) {
     c.end_ns[r] = (e.flags & trace::kEventUnfinished) ? std::numeric_limits<int64_t>::max()
                                                       : std::max(e.end_ns, e.begin_ns);
     c.nr[r] = e.nr;
-    c.pid[r] = e.pid;
     c.status[r] = status_of(ev, c.order[r], e);
     const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(e.pid)) << 32) | static_cast<uint32_t>(e.tid);
     auto& slot = cache[(key * 0x9E3779B97F4A7C15ull) >> 58];

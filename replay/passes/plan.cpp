@@ -229,7 +229,7 @@ Result<Done> run_plan(InferContext& c) {
   Plan& plan = c.plan;
   plan.ordering = c.options.ordering;
   const auto n = static_cast<uint32_t>(c.order.size());
-  release(c.nr, c.pid, c.fd_refs_begin, c.fd_refs, c.fd_entries, c.ofds);  // read by no request below
+  release(c.nr, c.fd_refs_begin, c.fd_refs, c.fd_entries, c.ofds);  // read by no request below
   int64_t t0 = 0;
   if (n > 0) t0 = c.begin_ns[0];
   plan.trace_t0_ns = t0;
@@ -247,8 +247,9 @@ Result<Done> run_plan(InferContext& c) {
       q.thread = c.thread[r];
       q.deps_begin = c.deps_begin[r];
       q.action = c.action[r];
-      q.path[0] = c.paths[r][0];
-      q.path[1] = c.paths[r][1];
+      const PathColumn::Paths p = c.paths[r];
+      q.path[0] = p[0];
+      q.path[1] = p[1];
       ++fig.by_action[static_cast<int>(q.action)];
       if (q.action == RequestAction::kReplay && (c.status[r] & kStatusFailed)) ++fig.failed;
     }
@@ -259,7 +260,6 @@ Result<Done> run_plan(InferContext& c) {
     drop_consumed(c.end_ns, hi);
     drop_consumed(c.status, hi);
     drop_consumed(c.action, hi);
-    drop_consumed(c.paths, hi);
   }
   // The plan holds what these said now, and no pass runs after this one.
   release(c.order, c.action, c.thread, c.begin_ns, c.end_ns, c.status, c.paths, c.deps_begin);

@@ -67,7 +67,7 @@ class Resolver {
 
   void run() {
     const auto n = c_.order.size();
-    c_.paths.assign(n, {trace::kNoStr, trace::kNoStr});
+    c_.paths.assign(static_cast<uint32_t>(n));
     for (uint32_t r = 0; r < n; ++r) visit(r);
   }
 
@@ -123,10 +123,10 @@ class Resolver {
         bool empty_ok = false;
         for (int k = 0; k < std::min<int>(e.nargs, trace::kMaxArgs); ++k)
           if (e.arg(k).type == trace::ArgType::kAtFlags && (e.arg(k).value & kAtEmptyPath)) empty_ok = true;
-        if (via_dirfd && empty_ok) c_.paths[r][static_cast<size_t>(i)] = base;
+        if (via_dirfd && empty_ok) c_.paths.set(r, static_cast<size_t>(i), base);
         continue;
       }
-      c_.paths[r][static_cast<size_t>(i)] = resolve(base, a.str);
+      c_.paths.set(r, static_cast<size_t>(i), resolve(base, a.str));
     }
     if (e.failed() || (e.flags & trace::kEventUnfinished)) return;
     if (sem == Sem::kChdir && c_.paths[r][0] != trace::kNoStr) *proc.cwd = c_.paths[r][0];
