@@ -92,7 +92,7 @@ CodegenReport generate_program(const replay::Plan& plan, const CodegenOptions& o
   }, &rep.files);
   size_t rc = emit_table(dir, "kRequests", "StaticRequest", plan.requests.size(), chunk, [&](size_t i) {
     const replay::Request& q = plan.requests[i];
-    return fmt::format("{{{}, {}, {}, {}, {}, {}, {{{}}}}}", q.event, q.thread, q.deps_begin, static_cast<int>(q.action), q.path[0], q.path[1],
+    return fmt::format("{{{}, {}, {}, {}, {}, {}, {{{}}}}}", q.event, q.thread, q.deps_begin, static_cast<int>(q.action), plan.paths[static_cast<uint32_t>(i)][0], plan.paths[static_cast<uint32_t>(i)][1],
                        fmt::join(plan.fd_keys.keys[i], ", "));
   }, &rep.files);
   size_t dc = emit_table(dir, "kDeps", "StaticDep", plan.deps.size(), chunk, [&](size_t i) {

@@ -105,11 +105,15 @@ Plan rebuild_plan(const CompiledTrace& ct) {
     plan.threads[t].pid = ct.threads[t].pid;
     plan.threads[t].tid = ct.threads[t].tid;
   }
+  size_t n_requests = 0;
+  for (size_t k = 0; k < ct.requests.n_chunks; ++k) n_requests += ct.requests.sizes[k];
+  plan.paths.assign(static_cast<uint32_t>(n_requests));
   for_each_chunked(ct.requests, [&](const StaticRequest& sr) {
     replay::Request q{sr.event, sr.thread, sr.deps_begin};
     q.action = static_cast<replay::RequestAction>(sr.action);
-    q.path[0] = sr.path0;
-    q.path[1] = sr.path1;
+    const auto r = static_cast<uint32_t>(plan.requests.size());
+    plan.paths.set(r, 0, sr.path0);
+    plan.paths.set(r, 1, sr.path1);
     replay::PackedFdKeys::Row keys;
     std::copy(std::begin(sr.fd_keys), std::end(sr.fd_keys), keys.begin());
     plan.fd_keys.keys.push_back(keys);

@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "replay/passes/path_column.h"
+#include "replay/plan/path_column.h"
 #include "replay/plan/plan.h"
 #include "trace/model/trace.h"
 

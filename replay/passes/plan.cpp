@@ -247,9 +247,6 @@ Result<Done> run_plan(InferContext& c) {
       q.thread = c.thread[r];
       q.deps_begin = c.deps_begin[r];
       q.action = c.action[r];
-      const PathColumn::Paths p = c.paths[r];
-      q.path[0] = p[0];
-      q.path[1] = p[1];
       ++fig.by_action[static_cast<int>(q.action)];
       if (q.action == RequestAction::kReplay && (c.status[r] & kStatusFailed)) ++fig.failed;
     }
@@ -262,7 +259,8 @@ Result<Done> run_plan(InferContext& c) {
     drop_consumed(c.action, hi);
   }
   // The plan holds what these said now, and no pass runs after this one.
-  release(c.order, c.action, c.thread, c.begin_ns, c.end_ns, c.status, c.paths, c.deps_begin);
+  release(c.order, c.action, c.thread, c.begin_ns, c.end_ns, c.status, c.deps_begin);
+  plan.paths = std::move(c.paths);
   plan.deps = std::move(c.deps);
   plan.threads = std::move(c.threads);
   fig.inherited_fds = c.inherited_fds;

@@ -16,6 +16,7 @@
 
 #include "common/saturating.h"
 #include "replay/plan/packed_fd_keys.h"
+#include "replay/plan/path_column.h"
 #include "replay/plan/plan_trace.h"
 #include "trace/model/trace.h"
 
@@ -56,14 +57,11 @@ struct Request {
   uint32_t event;        // index into Plan::trace.events
   uint32_t thread;       // index into Plan::threads
   uint32_t deps_begin;   // this request's dependencies are deps[deps_begin, next request's deps_begin)
-  // Added by inference (note for the engines): the action, and the call's path arguments resolved
-  // to absolute, lexically normalised traced paths (traced cwd from chdir/fchdir, dirfds from the
-  // opens that made them); slot i is the i-th path argument that names a file (symlink's target
-  // string is not one). kNoStr when the call has fewer paths.
+  // Added by inference (note for the engines): the action. (The call's resolved paths are
+  // Plan::paths[r].)
   RequestAction action = RequestAction::kReplay;
-  trace::StrId path[2] = {trace::kNoStr, trace::kNoStr};
 };
-static_assert(sizeof(Request) == 24);
+static_assert(sizeof(Request) == 16);
 
 struct PlanThread {
   int32_t pid = 0;
@@ -154,6 +152,11 @@ struct Plan {
   // CSR storage of every request's dependencies: request r's are deps[requests[r].deps_begin,
   // requests[r + 1].deps_begin), the last request's run to the end (deps_begin never decreases).
   std::vector<Dep> deps;
+  // Added by inference: request r's path arguments resolved to absolute, lexically normalised
+  // traced paths (traced cwd from chdir/fchdir, dirfds from the opens that made them); slot i is
+  // the i-th path argument that names a file (a symlink's target string is not one); kNoStr when
+  // the call has fewer paths. Empty in a plan built by hand (every request: none).
+  PathColumn paths;
   int64_t trace_t0_ns = 0;         // the traced begin the requests' times are relative to (the first's)
   std::vector<PlanThread> threads;
   PlanFigures figures;

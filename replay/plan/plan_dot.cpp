@@ -48,8 +48,8 @@ void write_plan_dot(std::ostream& out, const Plan& plan) {
       const Request& q = plan.requests[r];
       const trace::Event& e = plan.trace.events[q.event];
       std::string label = fmt::format("{} {}", r, trace::function_name(e, plan.trace.strings));
-      if (q.path[0] != trace::kNoStr) label += " " + std::string(plan.trace.str(q.path[0]));
-      if (q.path[1] != trace::kNoStr) label += " " + std::string(plan.trace.str(q.path[1]));
+      for (trace::StrId p : plan.paths[r])
+        if (p != trace::kNoStr) label += " " + std::string(plan.trace.str(p));
       label += fmt::format(" = {}", e.rvalue);
       const char* style = q.action == RequestAction::kReplay ? (e.failed() ? "dashed" : "solid") : "dotted";
       out << fmt::format("    r{} [label=\"{}\", style={}];\n", r, dot_escape(label), style);

@@ -193,7 +193,7 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
                    r ? ",\n" : "\n", r, rq.event, e.seq, rq.thread, q(trace::function_name(e, plan.trace.strings)),
                    action_name(rq.action), times.begin_ns, times.end_ns, e.rvalue);
     bool first = true;
-    for (trace::StrId p : rq.path) {
+    for (trace::StrId p : plan.paths[static_cast<uint32_t>(r)]) {
       if (p == trace::kNoStr) continue;
       line += first ? "" : ",";
       line += q(plan.trace.str(p));

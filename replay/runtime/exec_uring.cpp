@@ -255,7 +255,8 @@ void UringReplay::issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_
   if (!is_ring || l.state != FdState::kOpen || l.emulated || l.stream) {
     // A plain call: what is prepared goes first (it came first in the trace).
     if (ring) submit_pending(*ring);
-    issue_request(exec, e, q.action, q.path, fd_keys, proc, scratch, rec,
+    const PathColumn::Paths paths = plan_.paths[r];
+    issue_request(exec, e, q.action, paths.data(), fd_keys, proc, scratch, rec,
                   issue_begins_.empty() ? nullptr : &issue_begins_[r]);
     if (is_ring) slots_[r].completed.complete();  // no CQE will come
     return;

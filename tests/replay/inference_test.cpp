@@ -70,7 +70,7 @@ TEST(InferenceTable21, FsEdgesAreExactlyTheResourceDependencies) {
   EXPECT_EQ(p.figures.critical_path_ns, 4000);
   EXPECT_EQ(p.figures.max_parallelism, 4u);  // open, mkdir, creat, stat all start at 0
   EXPECT_DOUBLE_EQ(p.figures.mean_parallelism, 10.0 / 4.0);
-  EXPECT_EQ(p.trace.str(p.requests[6].path[0]), "/parentC");
+  EXPECT_EQ(p.trace.str(p.paths[6][0]), "/parentC");
 }
 
 TEST(InferenceTable21, TemporalEdgesAreTheReducedCompletedBeforeBeganOrder) {
@@ -227,7 +227,7 @@ TEST(InferenceFs, RenamingADirectoryRenamesEveryPathBelowIt) {
   EXPECT_TRUE(e.count({4, 8, "path"})) << dump(e);
   for (const auto& [from, to, kind] : e) EXPECT_NE(to, 6u) << "failed call got an edge";
   // The file opened through the new name is the one created under the old name.
-  EXPECT_EQ(p.trace.str(p.requests[5].path[0]), "/e/sub/f");
+  EXPECT_EQ(p.trace.str(p.paths[5][0]), "/e/sub/f");
 }
 
 TEST(InferenceFs, ForkedChildInheritsFdsAndCwd) {
@@ -247,8 +247,8 @@ TEST(InferenceFs, ForkedChildInheritsFdsAndCwd) {
   // completed use of it, its close (which follows the child's read in program order).
   EXPECT_TRUE(e.count({5, 6, "fd-seq"})) << dump(e);
   for (const auto& [from, to, kind] : e) EXPECT_NE(to, 7u);
-  EXPECT_EQ(p.trace.str(p.requests[1].path[0]), "/work/data");
-  EXPECT_EQ(p.trace.str(p.requests[4].path[0]), "/work/other");
+  EXPECT_EQ(p.trace.str(p.paths[1][0]), "/work/data");
+  EXPECT_EQ(p.trace.str(p.paths[4][0]), "/work/other");
   EXPECT_EQ(p.figures.inherited_fds, 1u);
   EXPECT_EQ(p.figures.by_action[static_cast<int>(RequestAction::kLifecycle)], 1u);
 }
@@ -263,7 +263,7 @@ TEST(InferenceFs, ThreadsShareTheFdTableAndDirfdsResolve) {
   b.add(1, 3, 91, 95, "close", {6}, 0);                                   // 5
   Plan p = infer(b.take(), Ordering::kFs);
   auto e = edges_of(p, false);
-  EXPECT_EQ(p.trace.str(p.requests[1].path[0]), "/srv/b");
+  EXPECT_EQ(p.trace.str(p.paths[1][0]), "/srv/b");
   EXPECT_TRUE(e.count({0, 1, "fd-stage"})) << dump(e);  // openat waits for its dirfd's open
   EXPECT_TRUE(e.count({1, 2, "fd-stage"})) << dump(e);
   EXPECT_TRUE(e.count({3, 4, "fd-stage"})) << dump(e);  // write(1) waits for the dup2 that made fd 1

@@ -38,7 +38,7 @@ TEST(InitialCwd, PathsSeedsAndInitialStateFollowTheSameRule) {
   auto p = infer_plan(std::move(t), Ordering::kFs);
   ASSERT_TRUE(p.ok()) << p.error();
   const Plan& plan = p.value();
-  EXPECT_EQ(plan.trace.str(plan.requests[0].path[0]), "/w/d/f");
+  EXPECT_EQ(plan.trace.str(plan.paths[0][0]), "/w/d/f");
   ASSERT_EQ(plan.processes.size(), 1u);
   EXPECT_EQ(plan.processes[0].cwd, "/w/d");
   std::vector<std::string> created;
@@ -60,8 +60,8 @@ TEST(InitialCwd, RecordedAtFdcwdIsTheProcessCwdForItsOtherCalls) {
   auto p = infer_plan(b.take(), Ordering::kFs);
   ASSERT_TRUE(p.ok()) << p.error();
   const Plan& plan = p.value();
-  EXPECT_EQ(plan.trace.str(plan.requests[0].path[0]), "/w/a");
-  EXPECT_EQ(plan.trace.str(plan.requests[2].path[0]), "/w/b");
+  EXPECT_EQ(plan.trace.str(plan.paths[0][0]), "/w/a");
+  EXPECT_EQ(plan.trace.str(plan.paths[2][0]), "/w/b");
   std::vector<std::string> created;
   for (const InitEntry& e : plan.init.entries) created.push_back(e.path);
   EXPECT_EQ(created, (std::vector<std::string>{"/w", "/w/a", "/w/b"}));

@@ -1,4 +1,4 @@
-// The sparse per-request path column of inference (replay/passes/path_column.h), against a
+// The sparse per-request path column of inference (replay/plan/path_column.h), against a
 // dense copy kept by the test.
 #include <array>
 #include <random>
@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "replay/passes/path_column.h"
+#include "replay/plan/path_column.h"
 
 namespace rastro::replay {
 namespace {

@@ -1,4 +1,4 @@
-#include "replay/passes/path_column.h"
+#include "replay/plan/path_column.h"
 
 #include <bit>
 #include <string>
@@ -34,6 +34,7 @@ void PathColumn::set(uint32_t r, size_t i, trace::StrId path) {
 }
 
 PathColumn::Paths PathColumn::operator[](uint32_t r) const {
+  if (r >= n_) return {trace::kNoStr, trace::kNoStr};
   const uint64_t word = present_[r / kBlock];
   const uint64_t bit = uint64_t{1} << (r % kBlock);
   if (!(word & bit)) return {trace::kNoStr, trace::kNoStr};
