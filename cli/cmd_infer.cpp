@@ -1,4 +1,4 @@
-// `rastro infer -O thread|fs|temporal TRACE [-o PLAN.json] [--dot G.dot] [--json]`: builds the
+// `rastro infer -O thread|fs|temporal TRACE [-o PLAN.json] [--dot G.dot] [--json] [-q]`: builds the
 // replay plan (SPEC §4, docs/replay-plan.md) and prints its figures.
 #include <cstdio>
 #include <fstream>
@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "common/atomic_write.h"
 #include "common/error.h"
+#include "common/progress.h"
 #include "replay/passes/pass_dump.h"
 #include "replay/passes/replay_passes.h"
 #include "replay/plan/plan_dot.h"
@@ -51,7 +52,7 @@ cli::RegisterCommand reg{
      [](CLI::App& app) {
        struct Opts {
          std::string trace, ordering = "fs", plan_out, dot_out, dump_after;
-         bool json = false;
+         bool json = false, quiet = false;
        };
        auto o = std::make_shared<Opts>();
        app.add_option("TRACE", o->trace, "Trace file (.rastro, .tsv or .csv)")->required();
@@ -65,17 +66,18 @@ cli::RegisterCommand reg{
                       "Print to stderr what the inference has worked out after this pass, one line per request "
                       "(after 'plan': the plan's JSON)")
            ->check(CLI::IsMember(replay::AllReplayPasses().names()));
+       app.add_flag("-q,--quiet", o->quiet, "No progress line on stderr (shown on a terminal for long runs)");
        app.callback([o] {
          const replay::Ordering ordering = replay::parse_ordering(o->ordering).take();
          trace::ReadReport rep;
-         replay::PlanTrace t = replay::read_plan_trace(o->trace, &rep);
+         Progress progress("rastro infer", !o->quiet && o->dump_after.empty());  // (the dump writes to stderr too)
          replay::PassHook dump;
          if (!o->dump_after.empty()) {
            dump = [o](const std::string& pass, const replay::InferContext& ctx) {
              if (pass == o->dump_after) replay::dump_after_pass(std::cerr, pass, ctx);
            };
          }
-         auto planned = replay::infer_plan(std::move(t), ordering, dump);
+         auto planned = replay::read_and_infer_plan(o->trace, ordering, progress, &rep, dump);
          if (!planned.ok()) throw Error(fmt::format("{}: inference failed: {}", o->trace, planned.error()));
          const replay::Plan& plan = planned.value();
          if (!o->plan_out.empty())

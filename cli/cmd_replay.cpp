@@ -1,6 +1,6 @@
 // `rastro replay -O thread|fs|temporal -T fullspeed|timestamp|think[:SPEED] -e workers|coordinator
 //  [--coordinator-chain] --root DIR [--init] [--force [--allow-unsafe-root]] [--drop-caches] [--rt]
-//  [--summary-json F] [--time-with user|ebpf] TRACE -o OUT.rastro`:
+//  [--summary-json F] [--time-with user|ebpf] [-q] TRACE -o OUT.rastro`:
 // the event-based replayer (SPEC §4, docs/replay.md). It ends by printing the summary and the fidelity
 // report per call class (replayed / skipped by reason / mismatched, latency ratio, replayer overhead,
 // span error; the same as `rastro compare TRACE OUT.rastro`), also written into --summary-json.
@@ -13,10 +13,12 @@
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/progress.h"
 #include "mpi/replay/rank_replay.h"
 #include "replay/engines/engine.h"
 #include "replay/passes/replay_passes.h"
 #include "replay/plan/plan_names.h"
+#include "replay/session/replay_progress.h"
 #include "replay/session/replay_session.h"
 #include "replay/session/session_flags.h"
 #include "trace/io/trace_io.h"
@@ -28,7 +30,7 @@ using namespace rastro;
 struct Options {
   std::string trace, ordering = "fs", timing = "fullspeed", engine = "workers";
   replay::SessionOptions session;
-  bool mpi = false, no_cross_rank_order = false;
+  bool mpi = false, no_cross_rank_order = false, quiet = false;
   double token_timeout_s = 60;
 };
 
@@ -58,11 +60,22 @@ void run(const Options& o) {
   replay::prepare_root(so);  // refuse a bad root before reading and inferring the trace
 
   trace::ReadReport report;
-  replay::PlanTrace t = replay::read_plan_trace(o.trace, &report);
+  Progress progress("rastro replay", !o.quiet);
+  replay::Plan plan = replay::read_and_infer_plan(o.trace, ordering, progress, &report).take();
   if (!report.intact) so.warnings.push_back(fmt::format("{}: replaying the intact prefix ({})", o.trace, report.problem));
-  replay::Plan plan = replay::infer_plan(std::move(t), ordering).take();
-  replay::run_replay_session(plan, so, [engine](const replay::Plan& p, const replay::SandboxResolver& s,
-                                                const replay::EngineOptions& eo) { return replay::run_engine(engine, p, s, eo); });
+  replay::run_replay_session(plan, so, [engine, &progress](const replay::Plan& p, const replay::SandboxResolver& s,
+                                                           const replay::EngineOptions& eo) {
+    if (!progress.active()) return replay::run_engine(engine, p, s, eo);
+    replay::EngineResult res;
+    {
+      replay::ReplayProgress counted(progress, p.requests.size(), eo.hooks);
+      replay::EngineOptions with_progress = eo;
+      with_progress.hooks = &counted;
+      res = replay::run_engine(engine, p, s, with_progress);
+    }
+    progress.finish();
+    return res;
+  });
 }
 
 rastro::cli::RegisterCommand reg{
@@ -86,6 +99,8 @@ rastro::cli::RegisterCommand reg{
                       "With --mpi: seconds a call waits for another rank's token before it goes ahead (an error)")
            ->capture_default_str()
            ->check(CLI::PositiveNumber);
+       app.add_flag("-q,--quiet", o->quiet,
+                    "No progress line on stderr (shown on a terminal for long runs: reading, inference, requests replayed)");
        app.add_flag("--no-cross-rank-order", o->no_cross_rank_order,
                     "With --mpi: exchange no tokens, each rank runs unordered (a control for what the order costs)");
        app.callback([o] { run(*o); });

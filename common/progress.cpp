@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -24,7 +25,8 @@ Progress::Progress(std::string label, bool enabled, std::string unit)
     : label_(std::move(label)),
       unit_(std::move(unit)),
       active_(enabled && ::isatty(STDERR_FILENO) == 1),
-      start_(Clock::now()),
+      created_(Clock::now()),
+      start_(created_),
       next_draw_(start_ + kQuietStart) {}
 
 Progress::~Progress() { finish(); }
@@ -49,6 +51,19 @@ std::string Progress::format_line(const std::string& label, const std::string& u
     line += fmt::format(", {} % ETA {}:{:02}", static_cast<int>(fraction * 100), left / 60, left % 60);
   }
   return line;
+}
+
+std::string Progress::format_step(const std::string& label, const std::string& what, double seconds) {
+  const auto s = static_cast<uint64_t>(std::max(seconds, 0.0));
+  return fmt::format("{}: {}, elapsed {}:{:02}", label, what, s / 60, s % 60);
+}
+
+void Progress::step(const std::string& what) {
+  if (!active_) return;
+  const Clock::time_point now = Clock::now();
+  if (now < created_ + kQuietStart) return;
+  next_draw_ = now + kRedraw;
+  draw(format_step(label_, what, std::chrono::duration<double>(now - created_).count()));
 }
 
 bool Progress::due(double* seconds) {

@@ -31,14 +31,22 @@ class Progress {
   // The same when the share of the work done is known otherwise (e.g. the bytes of the input read:
   // a log's line count is not known in advance); `fraction` < 0: unknown.
   void update(uint64_t done, double fraction);
+  // A stage of a run that counts nothing while it works (an inference pass): "label: what,
+  // elapsed 0:41", drawn at once (nothing may call again for a while), unless the run is still in
+  // its quiet first two seconds.
+  void step(const std::string& what);
   // Erases the line (if one was drawn).
   void finish();
+  // Whether lines are drawn at all (enabled, and stderr is a terminal): a command can skip the
+  // counting a line would need.
+  bool active() const { return active_; }
 
   // The line update() draws (without \r), for tests.
   static std::string format_line(const std::string& label, uint64_t done, uint64_t total,
                                  double seconds);
   static std::string format_line(const std::string& label, const std::string& unit, uint64_t done,
                                  double fraction, double seconds);
+  static std::string format_step(const std::string& label, const std::string& what, double seconds);
 
  private:
   void draw(const std::string& line);
@@ -50,6 +58,7 @@ class Progress {
   bool active_;
   bool drawn_ = false;
   uint64_t total_ = 0;
+  Clock::time_point created_;
   Clock::time_point start_;
   Clock::time_point next_draw_;
 };

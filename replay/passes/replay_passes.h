@@ -37,4 +37,10 @@ using PassHook = std::function<void(const std::string& pass, const InferContext&
 Result<Plan> infer_plan(PlanTrace trace, Ordering ordering, const PassHook& after = {});
 Result<Plan> infer_plan(trace::Trace trace, Ordering ordering, const PassHook& after = {});
 
+// Reads the trace at `path` (read_plan_trace: `report` gets its damage) and infers its plan,
+// showing on `progress` the events read and then the pass running (`rastro infer` and `replay`:
+// at 100 M events they work for a minute or more before printing anything).
+Result<Plan> read_and_infer_plan(const std::string& path, Ordering ordering, Progress& progress,
+                                 trace::ReadReport* report, const PassHook& after = {});
+
 }  // namespace rastro::replay

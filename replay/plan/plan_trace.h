@@ -10,6 +10,10 @@
 #include "trace/io/trace_io.h"
 #include "trace/model/trace.h"
 
+namespace rastro {
+class Progress;
+}
+
 namespace rastro::replay {
 
 struct PlanTrace {
@@ -27,7 +31,7 @@ struct PlanTrace {
 };
 
 // Reads a trace file block by block into a PlanTrace (never the whole trace as trace::Events);
-// damage is reported as trace::read_trace does.
-PlanTrace read_plan_trace(const std::string& path, trace::ReadReport* report = nullptr);
+// damage is reported as trace::read_trace does. `progress`: counts the events read.
+PlanTrace read_plan_trace(const std::string& path, trace::ReadReport* report = nullptr, Progress* progress = nullptr);
 
 }  // namespace rastro::replay

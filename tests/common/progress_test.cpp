@@ -22,6 +22,12 @@ TEST(Progress, LinesWithTheShareDoneKnownFromBytes) {
             "rastro import: 1.5 M lines, 1.5 M lines/s");
 }
 
+TEST(Progress, StepLinesNameTheStageAndTheTimeSoFar) {
+  EXPECT_EQ(Progress::format_step("rastro infer", "pass 3 of 7 (resolve_fds)", 101.6),
+            "rastro infer: pass 3 of 7 (resolve_fds), elapsed 1:41");
+  EXPECT_EQ(Progress::format_step("x", "reading", -1.0), "x: reading, elapsed 0:00");
+}
+
 TEST(Progress, SilentWhenDisabledOrNotATerminal) {
   // Disabled: update() and finish() draw nothing (stderr is captured, so not a terminal either).
   ::testing::internal::CaptureStderr();
@@ -32,6 +38,9 @@ TEST(Progress, SilentWhenDisabledOrNotATerminal) {
     Progress on("y", true);  // stderr is a pipe here
     on.update(5);
     on.update(5, 0.5);
+    on.step("pass 1 of 7 (parse)");
+    EXPECT_FALSE(on.active());
+    EXPECT_FALSE(off.active());
   }
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
