@@ -49,7 +49,12 @@ int64_t ClockModel::offset_at(int64_t t) const {
 }
 
 int64_t ClockModel::half_width_at(int64_t t) const {
-  if (init_ && finalize_) return blend(init_->half_width, finalize_->half_width, lambda(*init_, *finalize_, t));
+  if (init_ && finalize_) {
+    const double l = lambda(*init_, *finalize_, t);
+    const int64_t w = blend(init_->half_width, finalize_->half_width, l);
+    // Between the estimates, + 1 ns: the interpolated offset and this width are each rounded.
+    return l > 0 && l < 1 ? sat_add(w, 1) : w;
+  }
   if (init_) return init_->half_width;
   if (finalize_) return finalize_->half_width;
   return 0;

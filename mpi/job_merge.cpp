@@ -26,7 +26,10 @@ struct Placed {
   trace::Event event;
   int rank;
   const MpiOpInfo* op;  // null for syscalls
-  int64_t half_width;   // of the aligned timestamps
+  // Of the aligned begin and end: the offset is interpolated at each, so is its uncertainty (a
+  // receive's end is later in the run than its begin, where the bound may be wider).
+  int64_t half_width_begin;
+  int64_t half_width_end;
 };
 
 // Key of a point-to-point channel: communicator, sender, receiver, tag. MPI's non-overtaking rule
@@ -102,7 +105,7 @@ trace::Trace merge_checked(std::vector<trace::Trace> ranks, const std::vector<st
   for (const auto& [r, i] : by_rank) {
     const ClockModel& model = rep.ranks[static_cast<size_t>(r)].model;
     for (const trace::Event& src : ranks[i].events) {
-      Placed p{src, r, nullptr, model.half_width_at(src.begin_ns)};
+      Placed p{src, r, nullptr, model.half_width_at(src.begin_ns), model.half_width_at(src.end_ns)};
       trace::Event& e = p.event;
       const std::string_view fname = trace::function_name(src, ranks[i].strings);
       if (src.nr < 0) {
@@ -155,7 +158,7 @@ trace::Trace merge_checked(std::vector<trace::Trace> ranks, const std::vector<st
       set_match(r, match_id);
       ++rep.messages_matched;
       const int64_t gap = sat_sub(all[r].event.end_ns, all[s].event.begin_ns);  // must be > 0
-      const int64_t bound = sat_add(all[r].half_width, all[s].half_width);
+      const int64_t bound = sat_add(all[r].half_width_end, all[s].half_width_begin);
       rep.max_cross_rank_half_width_ns = std::max(rep.max_cross_rank_half_width_ns, bound);
       // A replayed job's MPI events are markers the replay passed (skipped calls), not operations
       // that ran: they are matched, their times prove nothing (mpi/replay/rank_replay.h).

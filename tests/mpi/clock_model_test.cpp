@@ -43,7 +43,8 @@ TEST(ClockModel, InterpolatesLinearDriftBetweenInitAndFinalize) {
   ClockModel m(init, fin);
   EXPECT_EQ(m.offset_at(1'000'000'000), 5'000);
   EXPECT_EQ(m.offset_at(2'000'000'000), 15'000);
-  EXPECT_EQ(m.half_width_at(2'000'000'000), 200);
+  EXPECT_EQ(m.half_width_at(2'000'000'000), 201);  // interpolated, + 1 ns for the two roundings
+  EXPECT_EQ(m.half_width_at(3'000'000'000), 300);
   EXPECT_EQ(m.offset_at(0), 5'000);               // before init: init's estimate
   EXPECT_EQ(m.offset_at(9'000'000'000), 25'000);  // after finalize: finalize's
   EXPECT_DOUBLE_EQ(m.drift_ppm(), 10.0);          // 20 µs over 2 s

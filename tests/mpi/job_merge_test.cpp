@@ -150,6 +150,27 @@ TEST(JobMerge, WithoutClockCorrectionTheSameJobWouldBeMisordered) {
   EXPECT_GT(rep.inversions_beyond_uncertainty, 0u);
 }
 
+// A receive posted early and completed late in the run: its end is aligned with the offset
+// interpolated at the end, so it is bounded by the width there, not at its begin. Rank 1's
+// finalize round trip is 2 ms, all of it on the way back: its offset estimate is 1 ms off, the
+// worst its bound allows, and the receive's aligned end lands 0.4 ms before the send that it
+// received — within the uncertainty (seen on a loaded 2-core machine: a CI failure).
+TEST(JobMerge, AReceivesEndIsBoundedByTheUncertaintyAtItsEnd) {
+  Job j({0, 5'000'000'000});
+  j.sync(1, 1'000, 5'000, 5'000, false);        // init: exact, ±5 µs
+  j.sync(1, 1'000'000'000, 0, 2'000'000, true);  // finalize: +1 ms off, ±1 ms
+  j.op(0, "MPI_Send", 899'500'000, 899'600'000, 1, 7);
+  j.op(1, "MPI_Recv", 100'000'000, 900'000'000, 0, 7);
+  MergeReport rep;
+  merge_ranks(j.folded(), j.names(), &rep);
+  ASSERT_EQ(rep.messages_matched, 1u);
+  EXPECT_EQ(rep.inversions_beyond_uncertainty, 0u);
+  EXPECT_EQ(rep.inversions_within_uncertainty, 1u);
+  // The bound is the width at the receive's end (λ ≈ 0.9: ~0.9 ms), not at its begin (~0.1 ms).
+  EXPECT_GT(rep.max_cross_rank_half_width_ns, 850'000);
+  EXPECT_LT(rep.max_cross_rank_half_width_ns, 1'000'001);
+}
+
 TEST(JobMerge, AReplayedJobsMpiMarkersAreMatchedButNotChecked) {
   // The same misordered job, its MPI events flagged as a replay's skipped markers: still matched,
   // no longer counted as contradictions of the clocks (the replay did not run them).
