@@ -42,6 +42,7 @@ enum class FdRole : uint8_t {
   kUse,     // an fd/dirfd argument
   kClose,   // the call ends the entry (close, dup2 over it)
   kCreate,  // the call created the entry
+  kInherit, // a fork (no CLONE_FILES) copies the entry into the child's table
 };
 // 4 bytes (most requests hold one): entries are < kMaxFdEntries.
 inline constexpr uint32_t kMaxFdEntries = uint32_t{1} << 30;

@@ -94,6 +94,9 @@ class Inferrer {
       c_.deps_begin[r] = static_cast<uint32_t>(c_.deps.size());
       deps_.start(r);
       if (c_.options.ordering == Ordering::kFs && c_.constrained(r)) fs_rules(r);
+      if (c_.options.ordering == Ordering::kFs && c_.fd_refs_begin[r] != c_.fd_refs_begin[r + 1] &&
+          semantics(c_.nr[r]) == Sem::kClone)
+        fork_rule(r);
       if (c_.options.ordering == Ordering::kFs && c_.status[r] == 0 && semantics(c_.nr[r]) == Sem::kExec)
         spaces_.exec(c_.pid_of(r));
       if (c_.options.ordering == Ordering::kTemporal) temporal_rule(r);
@@ -204,6 +207,18 @@ class Inferrer {
     for (uint32_t file : touched_) add_user(file_users_[file], r, t);
 
     if (AddressSpaces::concerns(c_.nr[r])) spaces_.visit(read_(c_.order[r]), r, t, want_mapping_);
+  }
+
+  // A fork copies the parent's fd table as it is when the clone runs: it waits for the creators
+  // of the entries it copies, and becomes their user so that a close in the parent waits for it.
+  void fork_rule(uint32_t r) {
+    const uint32_t t = c_.thread[r];
+    for (uint32_t k = c_.fd_refs_begin[r]; k < c_.fd_refs_begin[r + 1]; ++k) {
+      const FdRef f = c_.fd_refs[k];
+      if (f.role != FdRole::kInherit) continue;
+      deps_.want(c_.fd_entries[f.entry].creator, EdgeKind::kFdStage);
+      add_user(entry_users_[f.entry], r, t, false);
+    }
   }
 
   bool uses_entry(uint32_t q, uint32_t en) const {

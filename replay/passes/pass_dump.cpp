@@ -15,6 +15,7 @@ std::string_view fd_role_name(FdRole role) {
     case FdRole::kUse: return "use";
     case FdRole::kClose: return "close";
     case FdRole::kCreate: return "create";
+    case FdRole::kInherit: return "inherit";
   }
   return "?";
 }

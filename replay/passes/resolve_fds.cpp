@@ -1,6 +1,7 @@
 #include "replay/passes/resolve_fds.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -29,6 +30,7 @@ class FdResolver {
   explicit FdResolver(InferContext& c)
       : c_(c), read_(c.trace.events), keys_(c.trace, c.order, c.processes), table_(trace::kNoStr) {
     table_.learn_births(c.trace, c.nr, c.order, [](int nr) { return semantics(nr) == Sem::kClone; });
+    for (const ProcessSeed& p : c.processes) pids_.insert(p.pid);
   }
 
   void run() {
@@ -44,7 +46,12 @@ class FdResolver {
       }
       const trace::Event& e = read_(c_.order[r]);
       keys_.add(r, e);
-      if (c_.ordered_as_success(r) && touches_fds(c_.nr[r])) visit(r, e);  // not failed, unfinished
+      if (!c_.ordered_as_success(r)) continue;  // failed, unfinished
+      if (touches_fds(c_.nr[r])) {
+        visit(r, e);
+      } else if (semantics(c_.nr[r]) == Sem::kClone) {
+        fork(e);
+      }
     }
     c_.fd_refs_begin[n] = static_cast<uint32_t>(c_.fd_refs.size());
     c_.fd_keys = keys_.take();
@@ -141,6 +148,20 @@ class FdResolver {
     if (fx.exec) table_.exec(e.pid);
   }
 
+  // A new process gets a copy of the parent's table when the clone runs: the fork is ordered
+  // after the creators of the entries it copies, and their closes after it (infer_order.cpp),
+  // or a replay could fork before another thread's open and the child would lack the fd.
+  void fork(const trace::Event& e) {
+    // (a thread has no table of its own; clone3's flags are not recorded, its child's pid says it)
+    if (e.rvalue <= 0 || e.rvalue > INT32_MAX || !pids_.contains(static_cast<int32_t>(e.rvalue))) return;
+    if (e.nargs > 0 && e.arg(0).type == trace::ArgType::kCloneFlags && (e.arg(0).value & kCloneFiles)) return;
+    const size_t first = c_.fd_refs.size();
+    for (const auto& [fd, slot] : process(e.pid).files->fds) c_.fd_refs.push_back(FdRef{slot.entry, FdRole::kInherit});
+    std::sort(c_.fd_refs.begin() + static_cast<std::ptrdiff_t>(first), c_.fd_refs.end(),
+              [](const FdRef& a, const FdRef& b) { return a.entry < b.entry; });  // (a hash table's order)
+  }
+  static constexpr int64_t kCloneFiles = 0x00000400;  // linux/sched.h
+
   TracedProcessTable<EntrySlot>::Process& process(int32_t pid) {
     if (pid != last_pid_ || last_proc_ == nullptr) {
       last_proc_ = &table_.get(pid);
@@ -179,6 +200,7 @@ class FdResolver {
   bool too_many_ = false;  // more fd lifetimes than an FdRef can name
   std::vector<EarlyRelease> early_;
   TracedProcessTable<EntrySlot> table_;
+  std::unordered_set<int32_t> pids_;  // the traced processes (a clone's child among them is a new process)
   int32_t last_pid_ = 0;
   TracedProcessTable<EntrySlot>::Process* last_proc_ = nullptr;
 };

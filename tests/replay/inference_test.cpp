@@ -25,6 +25,7 @@ using testing::dump;
 
 constexpr int64_t O_WRONLY_ = 01, O_RDWR_ = 02, O_CREAT_ = 0100, O_EXCL_ = 0200, O_TRUNC_ = 01000,
                   O_APPEND_ = 02000, O_LARGEFILE_ = 0100000, O_DIRECTORY_ = 0200000;
+constexpr int64_t CLONE_VM_ = 0x100, CLONE_FILES_ = 0x400;
 constexpr int64_t kENOENT = -2;
 
 Plan infer(trace::Trace t, Ordering o) {
@@ -251,6 +252,31 @@ TEST(InferenceFs, ForkedChildInheritsFdsAndCwd) {
   EXPECT_EQ(p.trace.str(p.paths[4][0]), "/work/other");
   EXPECT_EQ(p.figures.inherited_fds, 1u);
   EXPECT_EQ(p.figures.by_action[static_cast<int>(RequestAction::kLifecycle)], 1u);
+}
+
+// A replayed fork copies the table as it is when the fork runs: another thread's open of an fd
+// the child uses must come first, and that thread's close of it after (else the child lacks
+// the fd: fd_use_before_open). A thread's clone copies nothing.
+TEST(InferenceFs, AForkWaitsForTheOpensItCopiesAndTheirClosesWaitForIt) {
+  PlanTraceBuilder b;
+  b.add(1, 2, 0, 10, "open", {"/a", 0}, 3);                          // 0 thread 2
+  b.add(1, 1, 20, 30, "fork", {}, 200);                              // 1 thread 1
+  b.add(1, 2, 25, 28, "open", {"/b", 0}, 4);                         // 2 began after the fork
+  b.add(200, 200, 31, 40, "read", {3, 0, 100}, 100);                 // 3 child's copy of fd 3
+  b.add(1, 2, 50, 60, "close", {3}, 0);                              // 4 thread 2 closes fd 3
+  b.add(1, 1, 61, 70, "clone", {CLONE_VM_ | CLONE_FILES_, 0}, 3);    // 5 a thread: shares the table
+  b.add(1, 3, 71, 80, "open", {"/c", 0}, 5);                         // 6 the new thread
+  b.add(1, 1, 81, 90, "clone3", {"{flags=CLONE_VM|CLONE_THREAD}", 88}, 4);  // 7 a thread (flags not recorded)
+  b.add(1, 4, 91, 95, "fstat", {5, 0}, 0);                           // 8
+  Plan p = infer(b.take(), Ordering::kFs);
+  auto e = edges_of(p, false);
+  EXPECT_TRUE(e.count({0, 1, "fd-stage"})) << dump(e);  // the fork after the open it copies
+  EXPECT_TRUE(e.count({1, 4, "fd-stage"})) << dump(e);  // the parent's close after the fork
+  EXPECT_FALSE(e.count({2, 1, "fd-stage"})) << dump(e);
+  for (const auto& [from, to, kind] : e) {
+    EXPECT_NE(to, 5u) << "a thread's clone waited: " << dump(e);
+    EXPECT_NE(to, 7u) << "a thread's clone3 waited: " << dump(e);
+  }
 }
 
 TEST(InferenceFs, ThreadsShareTheFdTableAndDirfdsResolve) {
