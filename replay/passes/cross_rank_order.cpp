@@ -21,8 +21,8 @@ class CrossRankOrder {
     bound_end_.resize(n);
     for (size_t r = 0; r < n; ++r) {
       rank_[r] = job.rank_of(c.pid_of(static_cast<uint32_t>(r)));
-      bound_begin_[r] = job.half_width_at(rank_[r], c.begin_ns[r]);
-      bound_end_[r] = job.half_width_at(rank_[r], std::min(c.end_ns[r], sat_add(c.begin_ns[r], int64_t{1} << 50)));
+      bound_begin_[r] = job.half_width_at(rank_[r], c.times.begin(r));
+      bound_end_[r] = job.half_width_at(rank_[r], std::min(c.times.end(r), sat_add(c.times.begin(r), int64_t{1} << 50)));
     }
   }
 
@@ -50,8 +50,8 @@ class CrossRankOrder {
 
  private:
   bool proven(uint32_t d, uint32_t r) const {
-    if (rank_[d] == rank_[r]) return c_.end_ns[d] < c_.begin_ns[r] || (c_.end_ns[d] == c_.begin_ns[r] && d < r);
-    return sat_add(c_.end_ns[d], sat_add(bound_end_[d], bound_begin_[r])) < c_.begin_ns[r];
+    if (rank_[d] == rank_[r]) return c_.times.end(d) < c_.times.begin(r) || (c_.times.end(d) == c_.times.begin(r) && d < r);
+    return sat_add(c_.times.end(d), sat_add(bound_end_[d], bound_begin_[r])) < c_.times.begin(r);
   }
 
   // Per thread, the running maximum of its calls' ends (exact, and plus their bounds): "every call
@@ -63,8 +63,8 @@ class CrossRankOrder {
     for (size_t t = 0; t < c_.threads.size(); ++t) {
       int64_t a = std::numeric_limits<int64_t>::min(), b = a;
       for (uint32_t q : c_.threads[t].requests) {
-        a = std::max(a, c_.end_ns[q]);
-        b = std::max(b, sat_add(c_.end_ns[q], bound_end_[q]));
+        a = std::max(a, c_.times.end(q));
+        b = std::max(b, sat_add(c_.times.end(q), bound_end_[q]));
         max_end_[t].push_back(a);
         max_end_bound_[t].push_back(b);
       }
@@ -82,7 +82,7 @@ class CrossRankOrder {
       const bool same_rank = rank_[reqs[0]] == rank_[r];
       const auto& keys = same_rank ? max_end_[t] : max_end_bound_[t];
       // Exact within a rank (ties allowed: index order breaks them), strict across ranks.
-      const int64_t limit = same_rank ? c_.begin_ns[r] : sat_sub(c_.begin_ns[r], bound_begin_[r]);
+      const int64_t limit = same_rank ? c_.times.begin(r) : sat_sub(c_.times.begin(r), bound_begin_[r]);
       const auto upto = keys.begin() + static_cast<std::ptrdiff_t>(earlier);
       const auto it = same_rank ? std::upper_bound(keys.begin(), upto, limit)
                                 : std::lower_bound(keys.begin(), upto, limit);

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "replay/passes/time_column.h"
 #include "replay/plan/path_column.h"
 #include "replay/plan/plan.h"
 #include "trace/model/trace.h"
@@ -52,6 +53,13 @@ struct FdRef {
   FdRole role : 2;
 };
 
+// The syscall number as the passes keep it: 2 bytes a request (issue #16). A number beyond int16
+// is no row of the syscall table, as -1 (unknown) is not: both have no semantics.
+inline int16_t compact_nr(int32_t nr) {
+  return nr >= std::numeric_limits<int16_t>::min() && nr <= std::numeric_limits<int16_t>::max() ? static_cast<int16_t>(nr)
+                                                                                                : int16_t{-1};
+}
+
 struct InferContext {
   InferOptions options;
   PlanTrace trace;
@@ -60,11 +68,10 @@ struct InferContext {
   std::vector<uint32_t> order;           // request -> event index
   std::vector<RequestAction> action;
   std::vector<uint32_t> thread;          // request -> thread index
-  std::vector<int64_t> begin_ns;         // absolute traced begin/end (end = INT64_MAX if unfinished)
-  std::vector<int64_t> end_ns;
+  TimeColumn times;                      // absolute traced begin/end (end = INT64_MAX if unfinished)
   // Compact copies of what later passes test on every request, so that they touch the (large)
   // events only for the calls whose arguments they need.
-  std::vector<int32_t> nr;
+  std::vector<int16_t> nr;               // compact_nr(): what the passes test (semantics, table rows)
   std::vector<uint8_t> status;           // kStatus* bits
   std::vector<PlanThread> threads;       // (a request's pid is its thread's: pid_of)
 

@@ -112,22 +112,22 @@ class Inferrer {
   // Requests are visited in begin order, so "i completed before r began" is end[i] <= begin[r]
   // for i < r (ties broken by request index, which keeps zero-length calls acyclic).
   void temporal_rule(uint32_t r) {
-    while (!running_.empty() && running_.top().first <= c_.begin_ns[r]) {
+    while (!running_.empty() && running_.top().first <= c_.times.begin(r)) {
       const uint32_t k = running_.top().second;
       running_.pop();
       // k joins the completed set; calls that ended before k began are now implied through k.
-      if (max_begin_ == kNone || c_.begin_ns[k] > c_.begin_ns[max_begin_] ||
-          (c_.begin_ns[k] == c_.begin_ns[max_begin_] && k > max_begin_))
+      if (max_begin_ == kNone || c_.times.begin(k) > c_.times.begin(max_begin_) ||
+          (c_.times.begin(k) == c_.times.begin(max_begin_) && k > max_begin_))
         max_begin_ = k;
       frontier_.push_back(k);
       while (!frontier_.empty() && ends_before_begin(frontier_.front(), max_begin_)) frontier_.pop_front();
     }
     for (uint32_t d : frontier_) deps_.want(d, EdgeKind::kTemporal);
-    if (c_.end_ns[r] != std::numeric_limits<int64_t>::max()) running_.emplace(c_.end_ns[r], r);
+    if (c_.times.end(r) != std::numeric_limits<int64_t>::max()) running_.emplace(c_.times.end(r), r);
   }
   // end key (end, i) < begin key (begin, m)
   bool ends_before_begin(uint32_t i, uint32_t m) const {
-    return c_.end_ns[i] < c_.begin_ns[m] || (c_.end_ns[i] == c_.begin_ns[m] && i < m);
+    return c_.times.end(i) < c_.times.begin(m) || (c_.times.end(i) == c_.times.begin(m) && i < m);
   }
 
   // ---- fs ------------------------------------------------------------------------------
@@ -259,8 +259,8 @@ class Inferrer {
   uint32_t last_completed(Users& u, uint32_t r) {
     size_t keep = 0;
     for (uint32_t i : u.inflight) {
-      if (c_.end_ns[i] <= c_.begin_ns[r]) {
-        if (u.done == kNone || c_.end_ns[i] > c_.end_ns[u.done] || (c_.end_ns[i] == c_.end_ns[u.done] && i > u.done))
+      if (c_.times.end(i) <= c_.times.begin(r)) {
+        if (u.done == kNone || c_.times.end(i) > c_.times.end(u.done) || (c_.times.end(i) == c_.times.end(u.done) && i > u.done))
           u.done = i;
       } else {
         u.inflight[keep++] = i;

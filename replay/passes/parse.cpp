@@ -56,8 +56,8 @@ Result<Done> run_parse(InferContext& c) {
 
   c.action.resize(n);
   c.thread.resize(n);
-  c.begin_ns.resize(n);
-  c.end_ns.resize(n);
+  c.times = TimeColumn{};
+  c.times.reserve(n);
   c.nr.resize(n);
   c.status.resize(n);
   std::unordered_map<uint64_t, uint32_t> thread_of;
@@ -68,11 +68,10 @@ Result<Done> run_parse(InferContext& c) {
   for (uint32_t r = 0; r < n; ++r) {
     const CompactEvents::Fields e = ev.fields(c.order[r]);  // (the arguments are not needed here)
     c.action[r] = classify(e);
-    c.begin_ns[r] = e.begin_ns;
     // An unfinished call never completes, so nothing waits for its completion.
-    c.end_ns[r] = (e.flags & trace::kEventUnfinished) ? std::numeric_limits<int64_t>::max()
-                                                      : std::max(e.end_ns, e.begin_ns);
-    c.nr[r] = e.nr;
+    c.times.push_back(e.begin_ns, (e.flags & trace::kEventUnfinished) ? std::numeric_limits<int64_t>::max()
+                                                                      : std::max(e.end_ns, e.begin_ns));
+    c.nr[r] = compact_nr(e.nr);
     c.status[r] = status_of(ev, c.order[r], e);
     const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(e.pid)) << 32) | static_cast<uint32_t>(e.tid);
     auto& slot = cache[(key * 0x9E3779B97F4A7C15ull) >> 58];

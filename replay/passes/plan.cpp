@@ -1,19 +1,16 @@
 #include "replay/passes/plan.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/topological_sort.hpp>
 
+#include "common/drop_consumed.h"
 #include "common/saturating.h"
 
 namespace rastro::replay {
@@ -189,27 +186,14 @@ Result<Done> figures_of(const Requests& req, const std::vector<Dep>& deps, PlanF
   return Done{};
 }
 
-// Hands the pages of v[0, upto) back to the kernel. The plan pass turns the inference columns
-// into Requests a chunk at a time; what it consumed of a column need not stay resident while the
-// Requests grow (scale: otherwise both are, and that is inference's peak). The column is freed
-// whole afterwards and its elements are never read again.
-template <class T>
-void drop_consumed(std::vector<T>& v, size_t upto) {
-  static_assert(std::is_trivially_destructible_v<T>);
-  static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t lo = (reinterpret_cast<uintptr_t>(v.data()) + page - 1) & ~(page - 1);
-  const uintptr_t hi = reinterpret_cast<uintptr_t>(v.data() + upto) & ~(page - 1);
-  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
-}
-
 // The inference columns read as the plan's requests will be (for the figures, computed before
 // the Requests exist so that the two are never resident at once).
 // Request r's traced begin and end relative to the trace's first begin t0. Saturating: t0 and a
 // later begin are untrusted (a hostile trace can hold -2^63 and 2^63-1), and a plain difference
 // would be signed overflow. An unfinished call ends where it begins.
 std::pair<int64_t, int64_t> relative_times(const InferContext& c, uint32_t r, int64_t t0) {
-  const int64_t begin = sat_sub(c.begin_ns[r], t0);
-  return {begin, (c.status[r] & kStatusUnfinished) ? begin : sat_sub(c.end_ns[r], t0)};
+  const int64_t begin = sat_sub(c.times.begin(r), t0);
+  return {begin, (c.status[r] & kStatusUnfinished) ? begin : sat_sub(c.times.end(r), t0)};
 }
 
 struct ColumnRequests {
@@ -231,7 +215,7 @@ Result<Done> run_plan(InferContext& c) {
   const auto n = static_cast<uint32_t>(c.order.size());
   release(c.nr, c.fd_refs_begin, c.fd_refs, c.fd_entries, c.ofds);  // read by no request below
   int64_t t0 = 0;
-  if (n > 0) t0 = c.begin_ns[0];
+  if (n > 0) t0 = c.times.begin(0);
   plan.trace_t0_ns = t0;
   PlanFigures& fig = plan.figures;
   fig = PlanFigures{};
@@ -253,13 +237,12 @@ Result<Done> run_plan(InferContext& c) {
     drop_consumed(c.order, hi);
     drop_consumed(c.thread, hi);
     drop_consumed(c.deps_begin, hi);  // (entry hi is read by the next chunk: on a page kept)
-    drop_consumed(c.begin_ns, hi);
-    drop_consumed(c.end_ns, hi);
+    c.times.drop_consumed(hi);
     drop_consumed(c.status, hi);
     drop_consumed(c.action, hi);
   }
   // The plan holds what these said now, and no pass runs after this one.
-  release(c.order, c.action, c.thread, c.begin_ns, c.end_ns, c.status, c.deps_begin);
+  release(c.order, c.action, c.thread, c.times, c.status, c.deps_begin);
   plan.paths = std::move(c.paths);
   plan.deps = std::move(c.deps);
   plan.threads = std::move(c.threads);

@@ -28,7 +28,7 @@ class TracedProcessTable {
   // Learns parentage from the clone/fork results (the child's pid). Call once, before get(): a
   // child's first event may be recorded before its parent's clone returns. `nr` is the
   // requests' syscall numbers and `order` their events (only clone events are read).
-  void learn_births(const PlanTrace& t, const std::vector<int32_t>& nr, const std::vector<uint32_t>& order,
+  void learn_births(const PlanTrace& t, const std::vector<int16_t>& nr, const std::vector<uint32_t>& order,
                     bool (*is_clone)(int)) {
     for (size_t r = 0; r < nr.size(); ++r) {
       if (!is_clone(nr[r])) continue;

@@ -57,12 +57,12 @@ Result<Done> run_uring_batches(InferContext& c) {
       const uint32_t r = reqs[i];
       // Completed (in the trace) before r began: r waits for them. A completion at r's begin
       // counts as before it, as in the temporal ordering.
-      while (!inflight.empty() && inflight.top().first <= c.begin_ns[r]) {
+      while (!inflight.empty() && inflight.top().first <= c.times.begin(r)) {
         waits.emplace_back(r, inflight.top().second);
         inflight.pop();
       }
       if (!ring(r)) continue;
-      inflight.emplace(c.end_ns[r], r);
+      inflight.emplace(c.times.end(r), r);
       u.depth[r] = static_cast<uint32_t>(inflight.size());
       u.thread_depth[t] = std::max(u.thread_depth[t], u.depth[r]);
       // One batch = the ring requests of one io_uring_enter (uring_enter_ns names it; 0: no
