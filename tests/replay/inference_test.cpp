@@ -445,6 +445,43 @@ TEST(InferenceFigures, ForwardDependencyWithoutCycleIsScheduledAfterIt) {
   EXPECT_EQ(p.figures.edges_by_kind[static_cast<int>(EdgeKind::kPath)], 1u);
 }
 
+// Enough requests for the figures' radix sort of start and end times (its small-range sort
+// stops at 64), with durations from 1 ns to past 2^40 ns (several 8-bit digits): the peak
+// parallelism of the ASAP schedule equals a plain std::sort sweep of the same intervals. Under
+// thread ordering each thread is a chain: a call starts where its thread's previous one ended.
+TEST(InferenceFigures, MaxParallelismOfManyCallsEqualsASweepOfTheirSchedule) {
+  std::mt19937_64 rng(11);
+  PlanTraceBuilder b;
+  constexpr int kThreads = 7, kCalls = 3000;
+  std::vector<int64_t> thread_end(kThreads, 0), starts, ends;
+  for (int i = 0; i < kCalls; ++i) {
+    const int t = static_cast<int>(rng() % kThreads);
+    const int64_t d = int64_t{1} << (rng() % 42);  // 1 ns ... 2^41 ns
+    b.add(1, 10 + t, i, i + 1, "stat", {"/a", 0}, 0);  // (traced times: only the order matters)
+    b.trace().events.back().end_ns = b.trace().events.back().begin_ns + d;
+    starts.push_back(thread_end[static_cast<size_t>(t)]);
+    thread_end[static_cast<size_t>(t)] += d;
+    ends.push_back(thread_end[static_cast<size_t>(t)]);
+  }
+  std::sort(starts.begin(), starts.end());
+  std::sort(ends.begin(), ends.end());
+  uint32_t level = 0, peak = 0;
+  for (size_t i = 0, j = 0; i < starts.size();) {
+    if (ends[j] <= starts[i]) {
+      --level;
+      ++j;
+    } else {
+      peak = std::max(peak, ++level);
+      ++i;
+    }
+  }
+  Plan p = infer(b.take(), Ordering::kThread);
+  EXPECT_EQ(p.figures.max_parallelism, peak);
+  EXPECT_GT(peak, 1u);
+  ASSERT_TRUE(compute_figures(p).ok());
+  EXPECT_EQ(p.figures.max_parallelism, peak);
+}
+
 // The plan pass computes the figures from its columns before the Requests exist; recomputed from
 // the finished plan (compute_figures, as for a plan read back) they must not change. Overlapping
 // threads, a failed call, a skipped unknown call and an unfinished one.
