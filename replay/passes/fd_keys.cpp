@@ -95,7 +95,7 @@ std::vector<ProcessSeed> process_seeds(const PlanTrace& trace) {
 // closed (a later use is still "use after close" of that lifetime, not "use before open").
 static int32_t live_key(int32_t stored) { return stored >= 0 ? stored : ~stored; }
 
-FdKeyAssigner::FdKeyAssigner(const PlanTrace& trace, std::span<const uint32_t> events, std::vector<ProcessSeed>& seeds)
+FdKeyAssigner::FdKeyAssigner(const PlanTrace& trace, const EventOrder& events, std::vector<ProcessSeed>& seeds)
     : trace_(trace), events_(events) {
   for (ProcessSeed& s : seeds) {
     auto& cur = current_[s.pid];
@@ -213,9 +213,10 @@ void FdKeyAssigner::add_keys(uint32_t r, const trace::Event& e) {
 
 FdKeys compute_fd_keys(const PlanTrace& trace, std::span<const uint32_t> events, std::vector<ProcessSeed>* seeds) {
   *seeds = process_seeds(trace);
-  FdKeyAssigner keys(trace, events, *seeds);
+  const EventOrder order(std::vector<uint32_t>(events.begin(), events.end()));
+  FdKeyAssigner keys(trace, order, *seeds);
   CompactEvents::Reader read(trace.events);  // (held_fd_fate reads its look-ahead through copies)
-  for (uint32_t r = 0; r < events.size(); ++r) keys.add(r, read(events[r]));
+  for (uint32_t r = 0; r < order.size(); ++r) keys.add(r, read(order[r]));
   return keys.take();
 }
 

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "replay/passes/event_order.h"
 #include "replay/plan/plan.h"
 #include "trace/model/trace.h"
 
@@ -54,7 +55,7 @@ FdKeys compute_fd_keys(const PlanTrace& trace, std::span<const uint32_t> events,
 // keys; then add() (or skip(), for a call not in the syscall table) each request in order.
 class FdKeyAssigner {
  public:
-  FdKeyAssigner(const PlanTrace& trace, std::span<const uint32_t> events, std::vector<ProcessSeed>& seeds);
+  FdKeyAssigner(const PlanTrace& trace, const EventOrder& events, std::vector<ProcessSeed>& seeds);
   void add(uint32_t r, const trace::Event& e);  // e = request r's event
   void skip();
   FdKeys take() { return std::move(out_); }
@@ -64,7 +65,7 @@ class FdKeyAssigner {
   void add_keys(uint32_t r, const trace::Event& e);
 
   const PlanTrace& trace_;
-  std::span<const uint32_t> events_;
+  const EventOrder& events_;
   FdKeys out_;
   PackedFdKeys::Row keys_;  // the request's keys, complete (and packed) after its add()
   std::unordered_map<int32_t, std::map<int, int32_t>> current_;  // pid -> traced fd -> key (~key: closed)

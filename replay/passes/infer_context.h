@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "replay/passes/event_order.h"
 #include "replay/passes/time_column.h"
 #include "replay/plan/path_column.h"
 #include "replay/plan/plan.h"
@@ -65,7 +66,7 @@ struct InferContext {
   PlanTrace trace;
 
   // parse
-  std::vector<uint32_t> order;           // request -> event index
+  EventOrder order;                      // request -> event index
   std::vector<RequestAction> action;
   std::vector<uint32_t> thread;          // request -> thread index
   TimeColumn times;                      // absolute traced begin/end (end = INT64_MAX if unfinished)

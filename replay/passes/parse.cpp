@@ -46,13 +46,19 @@ Result<Done> run_parse(InferContext& c) {
   const auto& ev = c.trace.events;
   if (ev.size() >= kMaxRequests) return fail(fmt::format("trace has too many events for one plan ({}, at most {})", ev.size(), kMaxRequests - 1));
   const auto n = static_cast<uint32_t>(ev.size());
-  c.order.resize(n);
-  std::iota(c.order.begin(), c.order.end(), 0u);
   // Begin order makes every dependency point backwards, so the plan is acyclic by construction
-  // and its index order is a topological order. Captures are usually begin-sorted already.
-  auto before = [&](uint32_t a, uint32_t b) { return ev.begin_ns(a) < ev.begin_ns(b); };
-  if (!std::is_sorted(c.order.begin(), c.order.end(), before))
-    std::stable_sort(c.order.begin(), c.order.end(), before);
+  // and its index order is a topological order. Captures are usually begin-sorted already: then
+  // request r is event r and no column says so.
+  bool sorted = true;
+  for (uint32_t i = 1; i < n && sorted; ++i) sorted = ev.begin_ns(i - 1) <= ev.begin_ns(i);
+  if (sorted) {
+    c.order = EventOrder::identity(n);
+  } else {
+    std::vector<uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return ev.begin_ns(a) < ev.begin_ns(b); });
+    c.order = EventOrder(std::move(order));
+  }
 
   c.action.resize(n);
   c.thread.resize(n);

@@ -250,7 +250,7 @@ Result<Done> run_plan(InferContext& c) {
       ++fig.by_action[static_cast<int>(q.action)];
       if (q.action == RequestAction::kReplay && (c.status[r] & kStatusFailed)) ++fig.failed;
     }
-    drop_consumed(c.order, hi);
+    c.order.drop_consumed(hi);
     drop_consumed(c.thread, hi);
     drop_consumed(c.deps_begin, hi);  // (entry hi is read by the next chunk: on a page kept)
     c.times.drop_consumed(hi);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "trace/common/process_model.h"
+#include "replay/passes/event_order.h"
 #include "replay/plan/plan_trace.h"
 #include "trace/model/trace.h"
 
@@ -28,7 +29,7 @@ class TracedProcessTable {
   // Learns parentage from the clone/fork results (the child's pid). Call once, before get(): a
   // child's first event may be recorded before its parent's clone returns. `nr` is the
   // requests' syscall numbers and `order` their events (only clone events are read).
-  void learn_births(const PlanTrace& t, const std::vector<int16_t>& nr, const std::vector<uint32_t>& order,
+  void learn_births(const PlanTrace& t, const std::vector<int16_t>& nr, const EventOrder& order,
                     bool (*is_clone)(int)) {
     for (size_t r = 0; r < nr.size(); ++r) {
       if (!is_clone(nr[r])) continue;
