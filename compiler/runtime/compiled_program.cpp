@@ -36,7 +36,7 @@ struct SharedState {
   const replay::FdKeys* keys = nullptr;
   replay::detail::ImplicitDeps imp;
   replay::detail::IssueSchedule* schedule = nullptr;
-  std::unique_ptr<replay::CompletionFlag[]> done;
+  replay::CompletionFlags done;
   replay::RecordLog* log = nullptr;
   replay::UringReplay* uring = nullptr;  // the session's (exec_uring.h): io_uring requests through rings
 };
@@ -52,7 +52,7 @@ struct ThreadState {
   uint32_t prev = replay::detail::kNoRequest;  // the thread's previous request
 };
 
-void ThreadContext::wait(uint32_t request) { s_->waited |= s_->sh->done[request].wait(); }
+void ThreadContext::wait(uint32_t request) { s_->waited |= s_->sh->done.wait(request); }
 
 void ThreadContext::issue(uint32_t r) {
   SharedState& sh = *s_->sh;
@@ -68,7 +68,7 @@ void ThreadContext::issue(uint32_t r) {
   s_->prev = r;
   sh.schedule->finish(r, rec);
   sh.log->append(s_->thread, rec, later);
-  sh.done[r].complete();
+  sh.done.complete(r);
 }
 
 namespace {
@@ -152,7 +152,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   sh.imp = replay::detail::ImplicitDeps(plan);
   replay::detail::IssueSchedule schedule(plan, sh.imp, options.timing);
   sh.schedule = &schedule;
-  sh.done.reset(new replay::CompletionFlag[n]);
+  sh.done = replay::CompletionFlags(n);
   sh.log = &res.log;
   replay::UringReplay plain_uring(plan, replay::UringMode::kPlain);
   sh.uring = options.uring ? options.uring : &plain_uring;

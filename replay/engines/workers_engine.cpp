@@ -24,7 +24,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   detail::EngineSetup setup(plan, sandbox);
   UringReplay plain_uring(plan, UringMode::kPlain);
   UringReplay& uring = options.uring ? *options.uring : plain_uring;
-  std::unique_ptr<CompletionFlag[]> done(new CompletionFlag[n]);
+  CompletionFlags done(n);
 
   detail::IssueSchedule schedule(plan, setup.imp, options.timing);
   CompletionFlag go;
@@ -44,10 +44,10 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
     go.wait();
     for (uint32_t r : pt.requests) {
       bool waited = false;
-      if (const int64_t s = setup.imp.spawn(r); s >= 0) waited |= done[s].wait();
+      if (const int64_t s = setup.imp.spawn(r); s >= 0) waited |= done.wait(static_cast<uint32_t>(s));
       for (const Dep& dep : deps_of(plan, r)) {
         const uint32_t d = dep.request;
-        if (d != r) waited |= done[d].wait();
+        if (d != r) waited |= done.wait(d);
       }
       waited |= uring.await(r);
       if (options.hooks) waited |= options.hooks->before_issue(r);
@@ -61,7 +61,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
       schedule.finish(r, rec);
       res.log.append(static_cast<uint32_t>(t), rec, later);
       if (options.hooks) options.hooks->after_complete(r);
-      done[r].complete();
+      done.complete(r);
     }
     uring.drain(static_cast<uint32_t>(t));
     std::lock_guard lock(merge_mu);
