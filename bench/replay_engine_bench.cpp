@@ -165,7 +165,7 @@ void BM_TimestampIssueError(benchmark::State& state) {
   std::vector<int64_t> err;
   for (auto _ : state) {
     replay::EngineResult r = replay::run_engine(static_cast<replay::EngineKind>(state.range(1)), plan, sb, opt);
-    for (const auto& rec : r.records) err.push_back(rec.begin_ns - rec.planned_ns);
+    for (const auto& rec : r.records()) err.push_back(rec.begin_ns - rec.planned_ns);
   }
   std::sort(err.begin(), err.end());
   auto pct = [&](double q) { return static_cast<double>(err[static_cast<size_t>(q * static_cast<double>(err.size() - 1))]); };

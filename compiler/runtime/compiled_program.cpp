@@ -36,8 +36,8 @@ struct SharedState {
   const replay::FdKeys* keys = nullptr;
   replay::detail::ImplicitDeps imp;
   replay::detail::IssueSchedule* schedule = nullptr;
-  std::unique_ptr<replay::CompletionFlag[]> done;
-  std::vector<replay::RequestRecord>* records = nullptr;
+  replay::CompletionFlags done;
+  replay::RecordLog* log = nullptr;
   replay::UringReplay* uring = nullptr;  // the session's (exec_uring.h): io_uring requests through rings
 };
 
@@ -47,24 +47,28 @@ struct ThreadState {
   replay::ThreadScratch scratch;
   uint64_t waits = 0;
   bool waited = false;
+  uint32_t thread = 0;    // its plan thread
   int64_t prev_end = -1;  // the thread's previous request's replayed end
+  uint32_t prev = replay::detail::kNoRequest;  // the thread's previous request
 };
 
-void ThreadContext::wait(uint32_t request) { s_->waited |= s_->sh->done[request].wait(); }
+void ThreadContext::wait(uint32_t request) { s_->waited |= s_->sh->done.wait(request); }
 
 void ThreadContext::issue(uint32_t r) {
   SharedState& sh = *s_->sh;
   if (const int64_t s = sh.imp.spawn(r); s >= 0) wait(static_cast<uint32_t>(s));
   s_->waited |= sh.uring->await(r);
   s_->waits += s_->waited;
-  const int64_t planned = sh.schedule->await_issue(r, replay::ready_ns(s_->waited, s_->prev_end));
+  const int64_t planned = sh.schedule->await_issue(r, s_->prev, replay::ready_ns(s_->waited, s_->prev_end));
   s_->waited = false;
-  replay::RequestRecord& rec = (*sh.records)[r];
-  sh.uring->issue(r, *sh.exec, sh.keys->keys[r].data(), s_->proc, s_->scratch, &rec);
+  replay::RequestRecord rec;
+  const bool later = sh.uring->issue(r, *sh.exec, sh.keys->keys[r].data(), s_->proc, s_->scratch, &rec);
   rec.planned_ns = planned;
   s_->prev_end = rec.end_ns;
+  s_->prev = r;
   sh.schedule->finish(r, rec);
-  sh.done[r].complete();
+  sh.log->append(s_->thread, rec, later);
+  sh.done.complete(r);
 }
 
 namespace {
@@ -138,7 +142,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
                                   const replay::EngineOptions& options) {
   replay::EngineResult res;
   const size_t n = plan.requests.size();
-  res.records.resize(n);
+  res.log = replay::RecordLog(plan.requests);
   replay::ProcessTable procs(plan.processes, plan.fd_keys.count);
   replay::CallExecutor exec(sandbox, procs, plan.trace.strings);
   SharedState sh;
@@ -148,8 +152,8 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   sh.imp = replay::detail::ImplicitDeps(plan);
   replay::detail::IssueSchedule schedule(plan, sh.imp, options.timing);
   sh.schedule = &schedule;
-  sh.done.reset(new replay::CompletionFlag[n]);
-  sh.records = &res.records;
+  sh.done = replay::CompletionFlags(n);
+  sh.log = &res.log;
   replay::UringReplay plain_uring(plan, replay::UringMode::kPlain);
   sh.uring = options.uring ? options.uring : &plain_uring;
 
@@ -159,6 +163,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   auto body = [&](size_t t) {
     ThreadState st;
     st.sh = &sh;
+    st.thread = static_cast<uint32_t>(t);
     st.proc = procs.find(plan.threads[t].pid);
     std::string rt_why;
     bool rt_failed = options.realtime && !replay::make_realtime(&rt_why);
@@ -178,9 +183,9 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   schedule.start(monotonic_ns() + replay::detail::kStartMarginNs);
   go.complete();
   for (auto& th : threads) th.join();
-  sh.uring->finish(res.records, res.stats);
+  sh.uring->finish(res.log, res.stats);
   res.start_ns = schedule.start_ns();
-  res.wall_ns = replay::detail::wall_time(res.records);
+  res.wall_ns = replay::detail::wall_time(res.log);
   if (options.record_os_threads) res.os_threads = replay::detail::per_request_os_threads(plan, tids);
   return res;
 }

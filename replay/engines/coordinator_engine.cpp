@@ -42,16 +42,18 @@ namespace rastro::replay {
 EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, const EngineOptions& options) {
   EngineResult res;
   const size_t n = plan.requests.size();
-  res.records.resize(n);
+  res.log = RecordLog(plan.requests);
   detail::EngineSetup setup(plan, sandbox);
   UringReplay plain_uring(plan, UringMode::kPlain);
   UringReplay& uring = options.uring ? *options.uring : plain_uring;
 
+  // The coordinator hands a thread's requests to any worker, so it keeps each one's predecessor.
+  const std::vector<uint32_t> prev = detail::thread_predecessors(plan);
   // Reverse edges (dependants) in CSR form, and each request's count of outstanding dependencies.
   std::vector<uint32_t> remaining(n, 0);
   std::vector<uint32_t> out_begin(n + 1, 0);
   auto for_each_dep = [&](uint32_t r, auto&& f) {
-    if (const int64_t p = setup.imp.prev(r); p >= 0) f(static_cast<uint32_t>(p));
+    if (prev[r] != detail::kNoRequest) f(prev[r]);
     if (const int64_t s = setup.imp.spawn(r); s >= 0) f(static_cast<uint32_t>(s));
     for (const Dep& dep : deps_of(plan, r)) {
       const uint32_t d = dep.request;
@@ -71,10 +73,10 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   std::vector<uint32_t> chain(n, kNone);
   if (options.coordinator_chain) {
     for (uint32_t s = 0; s < n; ++s) {
-      const int64_t p = setup.imp.prev(s);
-      bool only_prev = p >= 0;
-      for_each_dep(s, [&](uint32_t d) { only_prev = only_prev && d == static_cast<uint64_t>(p); });
-      if (only_prev) chain[static_cast<size_t>(p)] = s;
+      const uint32_t p = prev[s];
+      bool only_prev = p != detail::kNoRequest;
+      for_each_dep(s, [&](uint32_t d) { only_prev = only_prev && d == p; });
+      if (only_prev) chain[p] = s;
     }
   }
   std::vector<uint32_t> out(out_begin[n]);
@@ -109,12 +111,15 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       const trace::Event& e = plan.trace.events[q.event];
       uring.await(r);
       if (options.hooks) options.hooks->before_issue(r);
-      const int64_t planned = schedule.await_issue(r, monotonic_ns());
-      RequestRecord& rec = res.records[r];
+      const int64_t planned = schedule.await_issue(r, prev[r], monotonic_ns());
+      RequestRecord rec;
       if (options.record_os_threads) res.os_threads[r] = tid;  // r's own slot: one worker runs r
-      uring.issue(r, setup.exec, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
+      const bool later = uring.issue(r, setup.exec, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
       rec.planned_ns = planned;
       schedule.finish(r, rec);
+      // r's thread's stream: its previous request was logged before it completed (the
+      // coordinator made r available only after), whichever worker ran it.
+      res.log.append(q.thread, rec, later);
       if (options.hooks) options.hooks->after_complete(r);
       while (!replayed.push(r)) CompletionFlag::cpu_relax();
       replayed_bell.ring();
@@ -142,7 +147,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   for (uint32_t r = 0; r < n; ++r) {
     if (remaining[r] == 0) {
       make_available(r);
-    } else if (setup.imp.prev(r) < 0) {
+    } else if (prev[r] == detail::kNoRequest) {
       ++waits;  // a thread's first request waiting for another thread's request
     }
   }
@@ -156,7 +161,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       if (s == chain[r]) continue;  // run by r's worker already
       if (--remaining[s] == 0) {
         make_available(s);
-      } else if (setup.imp.prev(s) == static_cast<int64_t>(r)) {
+      } else if (prev[s] == r) {
         ++waits;  // its thread predecessor is done but another dependency is not
       }
     }
@@ -166,11 +171,11 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   }
   available_bell.ring(/*everyone=*/true);
   for (auto& w : workers) w.join();
-  uring.finish(res.records, res.stats);
+  uring.finish(res.log, res.stats);
   res.dependency_waits = waits;
   res.handoffs = handoffs;
   res.start_ns = schedule.start_ns();
-  res.wall_ns = detail::wall_time(res.records);
+  res.wall_ns = detail::wall_time(res.log);
   return res;
 }
 

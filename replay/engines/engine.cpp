@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <thread>
 
 #include "replay/engines/engine_common.h"
@@ -57,18 +58,24 @@ EngineSetup::EngineSetup(const Plan& plan, const SandboxResolver& sandbox)
       imp(plan) {}
 
 ImplicitDeps::ImplicitDeps(const Plan& plan)
-    : plan_(&plan), prev_(plan.requests.size(), kNone), first_(plan.threads.size(), kNone), spawn_(plan.threads.size(), kNone) {
+    : plan_(&plan), first_(plan.threads.size(), kNone), spawn_(plan.threads.size(), kNone) {
   std::vector<int64_t> spawn_of_thread = spawn_requests(plan);
   for (size_t t = 0; t < plan.threads.size(); ++t) {
     const auto& reqs = plan.threads[t].requests;
     if (reqs.empty()) continue;
     first_[t] = reqs[0];
-    for (size_t i = 1; i < reqs.size(); ++i) prev_[reqs[i]] = reqs[i - 1];
     // Only when the clone comes earlier in the plan (index order is a topological order);
     // otherwise the trace is inconsistent and waiting could deadlock.
     if (spawn_of_thread[t] >= 0 && spawn_of_thread[t] < static_cast<int64_t>(reqs[0]))
       spawn_[t] = static_cast<uint32_t>(spawn_of_thread[t]);
   }
+}
+
+std::vector<uint32_t> thread_predecessors(const Plan& plan) {
+  std::vector<uint32_t> prev(plan.requests.size(), kNoRequest);
+  for (const PlanThread& th : plan.threads)
+    for (size_t i = 1; i < th.requests.size(); ++i) prev[th.requests[i]] = th.requests[i - 1];
+  return prev;
 }
 
 std::vector<int32_t> per_request_os_threads(const Plan& plan, const std::vector<int32_t>& tids) {
@@ -78,13 +85,13 @@ std::vector<int32_t> per_request_os_threads(const Plan& plan, const std::vector<
   return os;
 }
 
-int64_t wall_time(const std::vector<RequestRecord>& records) {
-  if (records.empty()) return 0;
-  int64_t first = records[0].begin_ns, last = records[0].end_ns;
-  for (const auto& r : records) {
+int64_t wall_time(const RecordLog& records) {
+  if (records.size() == 0) return 0;
+  int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+  records.for_each([&](uint32_t, const RequestRecord& r) {
     first = std::min(first, r.begin_ns);
     last = std::max(last, r.end_ns);
-  }
+  });
   return last - first;
 }
 

@@ -56,7 +56,8 @@ struct EngineOptions {
 };
 
 struct EngineResult {
-  std::vector<RequestRecord> records;  // one per plan request, same index
+  RecordLog log;  // one record per plan request (record_log.h); reads the plan: it must outlive it
+  std::vector<RequestRecord> records() const { return log.decode(); }  // indexed by request
   ExecStats stats;
   uint64_t dependency_waits = 0;       // requests that found a dependency not yet done
   uint64_t handoffs = 0;               // coordinator: requests it made available through its queue
@@ -78,7 +79,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
 // Shared by both engines (and usable by generated code): SCHED_FIFO for the calling thread.
 bool make_realtime(std::string* why);
 
-// The plan's source event index of every request (for the output writer).
+// The plan's source event index of every request (compute_fd_keys' input, for a hand-made plan).
 std::vector<uint32_t> request_events(const Plan& plan);
 
 }  // namespace rastro::replay

@@ -14,15 +14,15 @@
 namespace rastro::replay::detail {
 
 // Implicit dependencies the plan does not store: program order within a thread, and the clone that
-// created a thread (for its first request). -1 = none. 4 bytes a request (issue #16): the clone is
-// kept per thread, since only a thread's first request has one.
+// created a thread (for its first request). Program order needs nothing here: the workers engine
+// and the compiled replayer walk each thread's requests in order and know the previous one, and
+// the coordinator, which does not, builds its own (thread_predecessors). The clone is kept per
+// thread, since only a thread's first request has one (issue #16: nothing per request).
 class ImplicitDeps {
  public:
   ImplicitDeps() = default;
   explicit ImplicitDeps(const Plan& plan);
-  // The previous request of r's thread.
-  int64_t prev(uint32_t r) const { return prev_[r] == kNone ? -1 : int64_t{prev_[r]}; }
-  // The clone that created r's thread, when r is the thread's first request.
+  // The clone that created r's thread, when r is the thread's first request; -1 = none.
   int64_t spawn(uint32_t r) const {
     const uint32_t t = plan_->requests[r].thread;
     return first_[t] == r && spawn_[t] != kNone ? int64_t{spawn_[t]} : -1;
@@ -31,10 +31,13 @@ class ImplicitDeps {
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
   const Plan* plan_ = nullptr;
-  std::vector<uint32_t> prev_;   // per request
   std::vector<uint32_t> first_;  // per thread: its first request (kNone: none)
   std::vector<uint32_t> spawn_;  // per thread: its creating clone (kNone: none)
 };
+
+// Per request, the previous request of its thread (kNoRequest: none).
+inline constexpr uint32_t kNoRequest = UINT32_MAX;
+std::vector<uint32_t> thread_predecessors(const Plan& plan);
 
 // What both engines build before the first call: the traced processes' state (from the Plan's
 // process seeds), the call executor and the implicit dependencies.
@@ -52,7 +55,7 @@ struct EngineSetup {
 };
 
 // From the first request's begin to the last one's end.
-int64_t wall_time(const std::vector<RequestRecord>& records);
+int64_t wall_time(const RecordLog& records);
 // EngineResult::os_threads of an engine that ran plan thread t's requests on OS thread tids[t].
 std::vector<int32_t> per_request_os_threads(const Plan& plan, const std::vector<int32_t>& tids);
 

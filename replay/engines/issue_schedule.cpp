@@ -16,7 +16,7 @@ IssueSchedule::IssueSchedule(const Plan& plan, const ImplicitDeps& imp, const Ti
   }
 }
 
-int64_t IssueSchedule::planned_ns(uint32_t r, int64_t ready_ns) const {
+int64_t IssueSchedule::planned_ns(uint32_t r, uint32_t prev, int64_t ready_ns) const {
   if (timing_.policy == TimingPolicy::kFullspeed) return ready_ns;
   IssueInputs in;
   in.start_ns = start_ns_;
@@ -34,11 +34,11 @@ int64_t IssueSchedule::planned_ns(uint32_t r, int64_t ready_ns) const {
   auto consider_request = [&](int64_t d) {
     if (d >= 0 && d != r) consider(traced_[static_cast<size_t>(d)].end_ns, end_[static_cast<size_t>(d)]);
   };
-  if (const int64_t p = imp_.prev(r); p >= 0) {
-    in.prev_trace_end_ns = traced_[static_cast<size_t>(p)].end_ns;
-    in.prev_sched_end_ns = end_[static_cast<size_t>(p)];
+  if (prev != kNoRequest) {
+    in.prev_trace_end_ns = traced_[prev].end_ns;
+    in.prev_sched_end_ns = end_[prev];
+    consider_request(prev);
   }
-  consider_request(imp_.prev(r));
   // A thread's first call after the clone that made it: the child ran while the clone was still
   // under way in its parent (a vfork lasts until the child's exec), so its time counts from the
   // clone's begin, not from the end of the clone's traced duration.
@@ -48,8 +48,8 @@ int64_t IssueSchedule::planned_ns(uint32_t r, int64_t ready_ns) const {
   return planned_issue_ns(timing_, in);
 }
 
-int64_t IssueSchedule::await_issue(uint32_t r, int64_t ready_ns) const {
-  const int64_t planned = planned_ns(r, ready_ns);
+int64_t IssueSchedule::await_issue(uint32_t r, uint32_t prev, int64_t ready_ns) const {
+  const int64_t planned = planned_ns(r, prev, ready_ns);
   if (timing_.policy != TimingPolicy::kFullspeed) wait_until(planned);
   return planned;
 }

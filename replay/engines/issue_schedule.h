@@ -37,11 +37,12 @@ class IssueSchedule {
   void start(int64_t start_ns) { start_ns_ = start_ns; }
   int64_t start_ns() const { return start_ns_; }
 
-  // When r may be issued, its dependencies being done since `ready_ns` (fullspeed: `ready_ns`).
+  // When r may be issued, its dependencies being done since `ready_ns` (fullspeed: `ready_ns`);
+  // `prev`: the previous request of r's thread (kNoRequest: none), which the caller knows.
   // The schedule ends of r's dependencies must have been recorded (finish) and published.
-  int64_t planned_ns(uint32_t r, int64_t ready_ns) const;
+  int64_t planned_ns(uint32_t r, uint32_t prev, int64_t ready_ns) const;
   // planned_ns, after waiting until then.
-  int64_t await_issue(uint32_t r, int64_t ready_ns) const;
+  int64_t await_issue(uint32_t r, uint32_t prev, int64_t ready_ns) const;
 
   // r ran and `rec` holds its planned time, replayed begin/end and outcome: records where r ends
   // on the schedule. Call before r's completion is published to its dependants.

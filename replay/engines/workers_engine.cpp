@@ -1,7 +1,7 @@
 // The `workers` engine (thesis §6.2.2): no coordinator. Each replay thread owns one traced
 // thread's requests in program order, waits on the completion flags of their dependencies, applies
-// the timing policy and issues the call. The only shared writes on the hot path are the request's
-// own end time and completion flag.
+// the timing policy and issues the call. The only shared write on the hot path is the request's
+// completion flag; its record goes to its thread's own stream of the record log (record_log.h).
 #include <unistd.h>
 
 #include <mutex>
@@ -20,11 +20,11 @@ namespace rastro::replay {
 EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const EngineOptions& options) {
   EngineResult res;
   const size_t n = plan.requests.size();
-  res.records.resize(n);
+  res.log = RecordLog(plan.requests);
   detail::EngineSetup setup(plan, sandbox);
   UringReplay plain_uring(plan, UringMode::kPlain);
   UringReplay& uring = options.uring ? *options.uring : plain_uring;
-  std::unique_ptr<CompletionFlag[]> done(new CompletionFlag[n]);
+  CompletionFlags done(n);
 
   detail::IssueSchedule schedule(plan, setup.imp, options.timing);
   CompletionFlag go;
@@ -39,26 +39,29 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
     ThreadScratch scratch;
     uint64_t waits = 0;
     int64_t prev_end = -1;
+    uint32_t prev = detail::kNoRequest;  // the thread's previous request
     tids[t] = static_cast<int32_t>(::gettid());  // its own slot, read after the join
     go.wait();
     for (uint32_t r : pt.requests) {
       bool waited = false;
-      if (const int64_t s = setup.imp.spawn(r); s >= 0) waited |= done[s].wait();
+      if (const int64_t s = setup.imp.spawn(r); s >= 0) waited |= done.wait(static_cast<uint32_t>(s));
       for (const Dep& dep : deps_of(plan, r)) {
         const uint32_t d = dep.request;
-        if (d != r) waited |= done[d].wait();
+        if (d != r) waited |= done.wait(d);
       }
       waited |= uring.await(r);
       if (options.hooks) waited |= options.hooks->before_issue(r);
       waits += waited;
-      const int64_t planned = schedule.await_issue(r, ready_ns(waited, prev_end));
-      RequestRecord& rec = res.records[r];
-      uring.issue(r, setup.exec, setup.keys.keys[r].data(), proc, scratch, &rec);
+      const int64_t planned = schedule.await_issue(r, prev, ready_ns(waited, prev_end));
+      RequestRecord rec;
+      const bool later = uring.issue(r, setup.exec, setup.keys.keys[r].data(), proc, scratch, &rec);
       rec.planned_ns = planned;
       prev_end = rec.end_ns;
+      prev = r;
       schedule.finish(r, rec);
+      res.log.append(static_cast<uint32_t>(t), rec, later);
       if (options.hooks) options.hooks->after_complete(r);
-      done[r].complete();
+      done.complete(r);
     }
     uring.drain(static_cast<uint32_t>(t));
     std::lock_guard lock(merge_mu);
@@ -73,9 +76,9 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   schedule.start(monotonic_ns() + detail::kStartMarginNs);
   go.complete();
   for (auto& th : threads) th.join();
-  uring.finish(res.records, res.stats);
+  uring.finish(res.log, res.stats);
   res.start_ns = schedule.start_ns();
-  res.wall_ns = detail::wall_time(res.records);
+  res.wall_ns = detail::wall_time(res.log);
   if (options.record_os_threads) res.os_threads = detail::per_request_os_threads(plan, tids);
   return res;
 }

@@ -3,7 +3,8 @@
 // busy replay) and then sleeps on a futex; completing wakes sleepers only if one announced
 // itself, so the common path is one atomic exchange and no system call.
 //
-// Header-only so the compiled replayer's generated code inlines it exactly like the engines.
+// CompletionFlags below packs the flags of all of a plan's requests. Header-only so the compiled
+// replayer's generated code inlines it exactly like the engines.
 #pragma once
 
 #include <linux/futex.h>
@@ -12,7 +13,9 @@
 
 #include <atomic>
 #include <climits>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace rastro::replay {
 
@@ -63,6 +66,55 @@ class CompletionFlag {
  private:
   std::atomic<uint32_t> state_{kPending};
   static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
+};
+
+// The completion flags of every request of a plan, packed: 2 bits a request (done, and a waiter
+// sleeps on it) in 32-bit futex words, instead of a 4-byte CompletionFlag each (issue #16: 4 of
+// a replay's bytes per request). The same protocol per request: completing is one atomic OR and
+// wakes the word's sleepers only if this request has one; a sleeper woken for a neighbour of its
+// word, or whose word changed before it slept, looks again.
+class CompletionFlags {
+ public:
+  CompletionFlags() = default;
+  explicit CompletionFlags(size_t n) : words_(new std::atomic<uint32_t>[(n + kPerWord - 1) / kPerWord]()) {}
+
+  bool done(uint32_t r) const { return word(r).load(std::memory_order_acquire) & done_bit(r); }
+
+  // Publishes r's completion; everything written before it is visible to a waiter that returns.
+  void complete(uint32_t r) {
+    std::atomic<uint32_t>& w = word(r);
+    if (w.fetch_or(done_bit(r), std::memory_order_acq_rel) & waiter_bit(r)) {
+      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&w), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+    }
+  }
+
+  // Returns true if the caller had to wait (r was not yet done on entry).
+  bool wait(uint32_t r, int spins = 2000) {
+    if (done(r)) return false;
+    for (int i = 0; i < spins; ++i) {
+      if (done(r)) return true;
+      CompletionFlag::cpu_relax();
+    }
+    std::atomic<uint32_t>& w = word(r);
+    uint32_t s = w.load(std::memory_order_acquire);
+    while (!(s & done_bit(r))) {
+      if (!(s & waiter_bit(r)) && !w.compare_exchange_weak(s, s | waiter_bit(r), std::memory_order_acq_rel)) {
+        continue;  // s was reloaded
+      }
+      // Returns at once if the word is no longer s (this request or a neighbour completed).
+      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&w), FUTEX_WAIT_PRIVATE, s | waiter_bit(r), nullptr, nullptr, 0);
+      s = w.load(std::memory_order_acquire);
+    }
+    return true;
+  }
+
+ private:
+  static constexpr uint32_t kPerWord = 16;
+  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
+  std::atomic<uint32_t>& word(uint32_t r) const { return words_[r / kPerWord]; }
+  static uint32_t done_bit(uint32_t r) { return uint32_t{1} << (2 * (r % kPerWord)); }
+  static uint32_t waiter_bit(uint32_t r) { return uint32_t{2} << (2 * (r % kPerWord)); }
+  std::unique_ptr<std::atomic<uint32_t>[]> words_;
 };
 
 }  // namespace rastro::replay

@@ -234,7 +234,7 @@ bool UringReplay::await(uint32_t r) {
   return waited;
 }
 
-void UringReplay::issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_keys, ProcessState* proc,
+bool UringReplay::issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_keys, ProcessState* proc,
                         ThreadScratch& scratch, RequestRecord* rec) {
   const Request& q = plan_.requests[r];
   const trace::Event& e = plan_.trace.events[q.event];
@@ -248,7 +248,7 @@ void UringReplay::issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_
     rec->skip = SkipReason::kNone;
     rec->emulated = true;
     ++scratch.stats.emulated;
-    return;
+    return false;
   }
   FdLookup l;
   if (is_ring && proc) l = proc->fds->get(fd_keys ? fd_keys[0] : static_cast<int>(e.arg(0).value));
@@ -259,7 +259,7 @@ void UringReplay::issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_
     issue_request(exec, e, q.action, paths.data(), fd_keys, proc, scratch, rec,
                   issue_begins_.empty() ? nullptr : &issue_begins_[r]);
     if (is_ring) slots_[r].completed.complete();  // no CQE will come
-    return;
+    return false;
   }
   io_uring_sqe* sqe = io_uring_get_sqe(&ring->ring);
   if (!sqe) {  // the batch is larger than the ring (a depth beyond kMaxEntries)
@@ -306,6 +306,7 @@ void UringReplay::issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_
   rec->flags = trace::kEventUring;
   rec->skip = SkipReason::kNone;
   rec->emulated = false;
+  return true;
 }
 
 void UringReplay::keep_issue_begins() { issue_begins_.assign(plan_.requests.size(), 0); }
@@ -322,7 +323,7 @@ void UringReplay::drain_all() {
     for (uint32_t r : ring->requests) slots_[r].completed.wait();
 }
 
-void UringReplay::finish(std::span<RequestRecord> records, ExecStats& stats) {
+void UringReplay::finish(RecordLog& log, ExecStats& stats) {
   if (!active()) return;
   for (auto& ring : rings_) submit_pending(*ring);
   drain_all();
@@ -339,20 +340,17 @@ void UringReplay::finish(std::span<RequestRecord> records, ExecStats& stats) {
     std::vector<int64_t> begins, ends;
     for (uint32_t r : ring->requests) {
       const Slot& s = slots_[r];
-      if (!s.submitted || r >= records.size()) continue;
-      RequestRecord& rec = records[r];
+      if (!s.submitted || r >= log.size()) continue;
       const trace::Event& e = plan_.trace.events[plan_.requests[r].event];
-      rec.begin_ns = s.submit_ns;
-      rec.end_ns = std::max(s.end_ns, s.submit_ns);
-      rec.rvalue = s.res;
-      rec.flags = trace::kEventUring;
+      LateCompletion c{s.submit_ns, std::max(s.end_ns, s.submit_ns), s.res, trace::kEventUring};
       if (rvalue_mismatch(e, s.res)) {
-        rec.flags |= trace::kEventMismatch;
+        c.flags |= trace::kEventMismatch;
         ++stats.mismatched;
         ++stats.mismatched_by_call[std::string(trace::function_name(e, plan_.trace.strings))];
       }
-      begins.push_back(rec.begin_ns);
-      ends.push_back(rec.end_ns);
+      log.complete_late(r, c);
+      begins.push_back(c.begin_ns);
+      ends.push_back(c.end_ns);
     }
     for (uint32_t level : trace::concurrency_levels(begins, ends)) max_in_flight_ = std::max(max_in_flight_, level);
   }

@@ -14,9 +14,10 @@
 //   - await(r) before r's timing waits for the ring requests r must find completed: those of its
 //     thread that completed in the trace before r began (UringPlan::awaits) and those among its
 //     dependencies of other threads — so no more is in flight than was in the trace;
-//   - issue(r) in place of issue_request(); drain(thread) / drain_all() before a replay thread
-//     exits (the kernel cancels io-wq work its submitter left behind); finish() once every replay
-//     thread has joined writes the completions into the records and counts the mismatches.
+//   - issue(r) in place of issue_request(); it says whether r's record is provisional, to be
+//     logged as "completes later" (record_log.h); drain(thread) / drain_all() before a replay
+//     thread exits (the kernel cancels io-wq work its submitter left behind); finish() once every
+//     replay thread has joined gives the log the completions and counts the mismatches.
 // Without ring requests, or in plain mode, every call is issue_request() and nothing else runs.
 #pragma once
 
@@ -30,7 +31,7 @@
 #include "common/error.h"
 #include "replay/plan/plan.h"
 #include "replay/runtime/call_executor.h"
-#include "replay/runtime/replay_output.h"
+#include "replay/runtime/record_log.h"
 
 namespace rastro::replay {
 
@@ -59,8 +60,9 @@ class UringReplay {
   // must find completed. Returns whether it had to wait.
   bool await(uint32_t r);
   // Issues request r: submits a ring request to its thread's ring (or prepares it, when the next
-  // request is of the same batch), anything else through issue_request().
-  void issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_keys, ProcessState* proc, ThreadScratch& scratch,
+  // request is of the same batch), anything else through issue_request(). Returns true for a
+  // submitted ring request: `rec` is provisional and finish() supplies its completion.
+  bool issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_keys, ProcessState* proc, ThreadScratch& scratch,
              RequestRecord* rec);
   // `--time-with ebpf`: from now on, issue() keeps where each request began before its timed
   // region was narrowed to the call (request_runner.h), for apply_kernel_timing to find the
@@ -71,9 +73,9 @@ class UringReplay {
   // Waits until the ring requests of plan thread `thread` / of every thread completed.
   void drain(uint32_t thread);
   void drain_all();
-  // After every replay thread joined: completions into `records` (begin = submission, end =
-  // completion, rvalue = res), mismatches into `stats`; stops the reapers.
-  void finish(std::span<RequestRecord> records, ExecStats& stats);
+  // After every replay thread joined: the ring requests' completions into `log` (begin =
+  // submission, end = completion, rvalue = res), mismatches into `stats`; stops the reapers.
+  void finish(RecordLog& log, ExecStats& stats);
 
   // Largest number of requests one ring had in flight (submitted, CQE not yet reaped) during the
   // run, and the traced depth it kept (valid after finish).

@@ -6,23 +6,21 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "common/error.h"
 #include "common/units.h"
+#include "replay/runtime/rank_select.h"
 #include "trace/analysis/concurrency.h"
 #include "trace/io/trace_io.h"
 
 namespace rastro::replay {
 namespace {
 
-int64_t percentile(std::vector<int64_t>& v, double q) {
-  if (v.empty()) return 0;
-  auto k = static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
-}
+// The rank of the q-quantile among n values (the nearest rank, as the summary always took it).
+uint64_t quantile_rank(uint64_t n, double q) { return static_cast<uint64_t>(q * static_cast<double>(n - 1) + 0.5); }
 
 std::vector<EcdfPoint> ecdf(const trace::ConcurrencySummary& s) {
   std::vector<EcdfPoint> out;
@@ -38,8 +36,7 @@ nlohmann::json ecdf_json(const std::vector<EcdfPoint>& v) {
 
 }  // namespace
 
-ReplaySummary summarize_replay(const PlanTrace& source, std::span<const uint32_t> event_of_request,
-                               std::span<const RequestRecord> records, const ExecStats& stats,
+ReplaySummary summarize_replay(const PlanTrace& source, const RecordLog& records, const ExecStats& stats,
                                uint64_t dependency_waits, int64_t wall_ns, const trace::TimerBias& timer_bias) {
   ReplaySummary s;
   s.requests = records.size();
@@ -57,33 +54,40 @@ ReplaySummary summarize_replay(const PlanTrace& source, std::span<const uint32_t
   s.unsupported_by_name = stats.unsupported;
   s.mismatched_by_call = stats.mismatched_by_call;
 
-  std::vector<int64_t> err;
-  err.reserve(records.size());
   // The traced and replayed calls' concurrency, in memory independent of their number (begins
   // and ends sorted apart, spilling to $TMPDIR beyond 2^18 values each: 12 MB for the six): the
   // same levels as concurrency_levels() over vectors of them, which took 64 bytes a request.
   constexpr size_t kSortValues = size_t{1} << 18;
   trace::ConcurrencyCounter traced_levels(kSortValues), replayed_levels(kSortValues);
   trace::FidelityAccumulator fidelity(timer_bias);
-  for (size_t i = 0; i < records.size(); ++i) {
-    const RequestRecord& r = records[i];
-    err.push_back(r.begin_ns - r.planned_ns);
-    const trace::Event& traced = source.events[event_of_request[i]];
+  const std::span<const Request> requests = records.requests();
+  // The issue error (begin - planned) of every request: sum and extremes here, the percentiles
+  // below by reading the log again (rank_select.h) rather than keeping 8 bytes a request.
+  double err_sum = 0;
+  int64_t err_min = std::numeric_limits<int64_t>::max(), err_max = std::numeric_limits<int64_t>::min();
+  records.for_each([&](uint32_t i, const RequestRecord& r) {
+    const int64_t err = r.begin_ns - r.planned_ns;
+    err_sum += static_cast<double>(err);
+    err_min = std::min(err_min, err);
+    err_max = std::max(err_max, err);
+    const trace::Event& traced = source.events[requests[i].event];
     const bool skipped = r.flags & trace::kEventSkipped;
     fidelity.add(traced, trace::function_name(traced, source.strings),
                  {r.begin_ns, r.end_ns, r.flags, skipped ? skip_reason_name(r.skip) : "",
                   r.emulated ? trace::Emulation::kEmulated : trace::Emulation::kExecuted, r.planned_ns});
-    if (skipped || (traced.flags & trace::kEventUnfinished)) continue;
+    if (skipped || (traced.flags & trace::kEventUnfinished)) return;
     traced_levels.add(traced.begin_ns, traced.end_ns);
     replayed_levels.add(r.begin_ns, r.end_ns);
-  }
-  if (!err.empty()) {
-    double sum = 0;
-    for (int64_t v : err) sum += static_cast<double>(v);
-    s.issue_error_mean_ns = sum / static_cast<double>(err.size());
-    s.issue_error_max_ns = *std::max_element(err.begin(), err.end());
-    s.issue_error_p50_ns = percentile(err, 0.50);
-    s.issue_error_p99_ns = percentile(err, 0.99);
+  });
+  if (const uint64_t n = records.size(); n > 0) {
+    s.issue_error_mean_ns = err_sum / static_cast<double>(n);
+    s.issue_error_max_ns = err_max;
+    const uint64_t ranks[] = {quantile_rank(n, 0.50), quantile_rank(n, 0.99)};
+    const std::vector<int64_t> p = select_ranks(
+        [&](auto&& f) { records.for_each([&](uint32_t, const RequestRecord& r) { f(r.begin_ns - r.planned_ns); }); },
+        err_min, err_max, ranks);
+    s.issue_error_p50_ns = p[0];
+    s.issue_error_p99_ns = p[1];
   }
   const trace::ConcurrencySummary ts = trace::summarize_concurrency(traced_levels.requests_per_level());
   const trace::ConcurrencySummary rs = trace::summarize_concurrency(replayed_levels.requests_per_level());
@@ -183,8 +187,7 @@ std::string ReplaySummary::to_text() const {
   return o;
 }
 
-void append_replay_events(trace::TraceSink& sink, const PlanTrace& source,
-                          std::span<const uint32_t> event_of_request, std::span<const RequestRecord> records) {
+void append_replay_events(trace::TraceSink& sink, const PlanTrace& source, const RecordLog& records) {
   std::vector<trace::StrId> remap(source.strings.size(), trace::kNoStr);
   auto map_str = [&](trace::StrId id) -> trace::StrId {
     if (id == trace::kNoStr || id >= remap.size()) return trace::kNoStr;
@@ -193,9 +196,9 @@ void append_replay_events(trace::TraceSink& sink, const PlanTrace& source,
   };
   // An io_uring request's link names its io_uring_enter by (tid, begin): the replayed enter's begin.
   std::map<std::pair<int32_t, int64_t>, int64_t> enter_begin;
-  for (size_t i = 0; i < records.size(); ++i) {
-    const trace::Event& src = source.events[event_of_request[i]];
-    const RequestRecord& r = records[i];
+  const std::span<const Request> requests = records.requests();
+  records.for_each([&](uint32_t i, const RequestRecord& r) {
+    const trace::Event& src = source.events[requests[i].event];
     trace::Event e = src;
     if (src.nr == SYS_io_uring_enter) enter_begin[{src.tid, src.begin_ns}] = r.begin_ns;
     if (src.flags & trace::kEventUring) {
@@ -215,16 +218,15 @@ void append_replay_events(trace::TraceSink& sink, const PlanTrace& source,
     e.flags = trace::kEventReplayed | (r.flags & (trace::kEventSkipped | trace::kEventMismatch | trace::kEventUring)) |
               (src.flags & trace::kEventPageFault) | (r.emulated ? trace::kEventEmulated : 0u);
     sink.append(e);
-  }
+  });
 }
 
 void write_replay_trace(const std::string& path, trace::TraceHeader header, const PlanTrace& source,
-                        std::span<const uint32_t> event_of_request, std::span<const RequestRecord> records,
-                        const ReplaySummary& summary) {
+                        const RecordLog& records, const ReplaySummary& summary) {
   header.extra["replay_summary"] = summary.to_json();
   header.events_captured = records.size();
   auto sink = trace::open_trace_sink(path, std::move(header));
-  append_replay_events(*sink, source, event_of_request, records);
+  append_replay_events(*sink, source, records);
   sink->finish();
 }
 

@@ -4,8 +4,8 @@
 // (trace/analysis/replay_fidelity.h; also stored in the output header's extra.replay_summary and,
 // with --summary-json, in a file of its own).
 //
-// Engines and the compiled replayer fill one RequestRecord per request while running (no I/O on
-// the replay path) and hand them here at the end.
+// Engines and the compiled replayer log one RequestRecord per request while running (no I/O on
+// the replay path; record_log.h) and hand the log here at the end, read in request order.
 #pragma once
 
 #include <cstdint>
@@ -19,23 +19,13 @@
 
 #include "replay/runtime/call_executor.h"
 #include "replay/runtime/kernel_timing_report.h"
+#include "replay/runtime/record_log.h"
 #include "trace/analysis/replay_fidelity.h"
 #include "trace/io/trace_sink.h"
 #include "replay/plan/plan_trace.h"
 #include "trace/model/trace.h"
 
 namespace rastro::replay {
-
-struct RequestRecord {
-  int64_t planned_ns = 0;  // CLOCK_MONOTONIC: when the timing policy meant to issue it
-  int64_t begin_ns = 0;    // replayer-side begin/end around the call
-  int64_t end_ns = 0;
-  int64_t rvalue = 0;
-  uint32_t flags = 0;      // trace::kEventSkipped / kEventMismatch
-  SkipReason skip = SkipReason::kNone;  // why, when skipped (the output trace has no field for it: the
-                                        // fidelity report in the summary carries it per syscall)
-  bool emulated = false;                // replayed by the replayer itself, not by the kernel
-};
 
 struct EcdfPoint {
   uint32_t level = 0;
@@ -71,23 +61,20 @@ struct ReplaySummary {
   std::string to_text() const;
 };
 
-// `event_of_request[i]` is the source event of records[i]; `timer_bias` (timer_bias.h): what the
+// Request r's source event is records.requests()[r].event; `timer_bias` (timer_bias.h): what the
 // fidelity report's corrected latency ratios subtract.
-ReplaySummary summarize_replay(const PlanTrace& source, std::span<const uint32_t> event_of_request,
-                               std::span<const RequestRecord> records, const ExecStats& stats,
+ReplaySummary summarize_replay(const PlanTrace& source, const RecordLog& records, const ExecStats& stats,
                                uint64_t dependency_waits, int64_t wall_ns, const trace::TimerBias& timer_bias = {});
 
 // Appends one event per record (in record order) to `sink`: the source event's pid/tid, call and
 // arguments (strings re-interned), replay begin/end and rvalue, planned_ns, expected_rvalue = the
 // traced rvalue, flags kEventReplayed | skipped/mismatch.
-void append_replay_events(trace::TraceSink& sink, const PlanTrace& source,
-                          std::span<const uint32_t> event_of_request, std::span<const RequestRecord> records);
+void append_replay_events(trace::TraceSink& sink, const PlanTrace& source, const RecordLog& records);
 
 // Writes the whole output: header (backend "replay-<engine>", settings, summary in
 // extra.replay_summary) and events, via trace::open_trace_sink.
 void write_replay_trace(const std::string& path, trace::TraceHeader header, const PlanTrace& source,
-                        std::span<const uint32_t> event_of_request, std::span<const RequestRecord> records,
-                        const ReplaySummary& summary);
+                        const RecordLog& records, const ReplaySummary& summary);
 
 // --summary-json: writes summary.to_json() to `path` (throws rastro::Error on failure).
 void write_summary_json(const std::string& path, const ReplaySummary& summary);

@@ -90,15 +90,18 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
     calibration = calibrate_resolution(sandbox);
   }
   EngineResult res = engine(plan, sandbox, eo);
-  // Kernel-timed: the records get their calls' kernel times; a copy keeps the user-space ones.
-  std::vector<RequestRecord> user_records;
+  // Kernel-timed: the records, decoded whole (40 bytes a request: this mode costs the memory the
+  // log saves), get their calls' kernel times and are logged again; the engine's log keeps the
+  // user-space ones.
+  RecordLog kernel_records;
   std::optional<KernelTimingReport> kernel_timing;
   if (timer) {
     capture::ebpf::SelfCallTimes times = timer->stop();
     timer.reset();
-    user_records = res.records;
-    kernel_timing = apply_kernel_timing(plan, res.records, std::move(times), uring.issue_begins(), calibration,
+    std::vector<RequestRecord> records = res.log.decode();
+    kernel_timing = apply_kernel_timing(plan, records, std::move(times), uring.issue_begins(), calibration,
                                         res.os_threads);
+    kernel_records = RecordLog::encode(plan.requests, records);
     if (kernel_timing->lost > 0 || !kernel_timing->drain_error.empty())
       warnings.push_back(fmt::format("--time-with ebpf: {} probe record(s) lost{}; their calls keep user-space times",
                                      kernel_timing->lost, kernel_timing->drain_error.empty() ? "" : ", " + kernel_timing->drain_error));
@@ -112,15 +115,15 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   }
   for (auto& w : res.warnings) warnings.push_back("--rt: " + w);
 
-  auto events = request_events(plan);
+  const RecordLog& records = kernel_timing ? kernel_records : res.log;
   // Timed like the capture, nothing is to be corrected: no bias. The user-space report keeps it.
-  ReplaySummary s = summarize_replay(plan.trace, events, res.records, res.stats, res.dependency_waits, res.wall_ns,
+  ReplaySummary s = summarize_replay(plan.trace, records, res.stats, res.dependency_waits, res.wall_ns,
                                      kernel_timed ? trace::TimerBias{} : bias);
   s.fidelity.timed_with = call_timer_name(o.time_with);
   if (kernel_timing) {
     s.kernel_timing = kernel_timing;
     s.fidelity_user_space =
-        summarize_replay(plan.trace, events, user_records, res.stats, res.dependency_waits, res.wall_ns, bias).fidelity;
+        summarize_replay(plan.trace, res.log, res.stats, res.dependency_waits, res.wall_ns, bias).fidelity;
     s.fidelity_user_space->timed_with = call_timer_name(CallTimer::kUserSpace);
   }
   s.engine = o.engine_name;
@@ -143,7 +146,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   ClockAnchor a = take_clock_anchor();
   h.anchor_monotonic_ns = a.monotonic_ns;
   h.anchor_realtime_ns = a.realtime_ns;
-  write_replay_trace(o.out, h, plan.trace, events, res.records, s);
+  write_replay_trace(o.out, h, plan.trace, records, s);
   if (!o.summary_json.empty()) write_summary_json(o.summary_json, s);
   for (const auto& w : warnings) fmt::print(stderr, "warning: {}\n", w);
   std::cout << s.to_text() << std::flush;

@@ -40,9 +40,9 @@ TEST(CoordinatorEngine, ChainRunsAThreadsOwnSequenceWithoutTheCoordinator) {
   testing::TempDir root;
   EngineResult res = replay(plan, true, root);
   EXPECT_EQ(res.handoffs, 2u);
-  for (size_t r = 1; r < res.records.size(); ++r) {
+  for (size_t r = 1; r < res.log.size(); ++r) {
     if (plan.requests[r].thread == plan.requests[r - 1].thread) {
-      EXPECT_GE(res.records[r].begin_ns, res.records[r - 1].end_ns) << "request " << r;
+      EXPECT_GE(res.records()[r].begin_ns, res.records()[r - 1].end_ns) << "request " << r;
     }
   }
 }
@@ -58,7 +58,7 @@ TEST(CoordinatorEngine, ChainKeepsOtherThreadsDependencies) {
   for (size_t r = 0; r < plan.requests.size(); ++r) {
     for (const Dep& dep : deps_of(plan, static_cast<uint32_t>(r))) {
       const uint32_t d = dep.request;
-      EXPECT_GE(res.records[r].begin_ns, res.records[d].end_ns) << "request " << r << " before its dependency " << d;
+      EXPECT_GE(res.records()[r].begin_ns, res.records()[d].end_ns) << "request " << r << " before its dependency " << d;
     }
   }
 }

@@ -83,12 +83,13 @@ TEST(EngineMicroReplay, AllTypesThreadsEnginesOrderingsTimings) {
             EngineOptions opt;
             opt.timing = parse_timing(timing).take();
             EngineResult res = run_engine(eng, plan, sb, opt);
-            ASSERT_EQ(res.records.size(), plan.requests.size());
+            const std::vector<RequestRecord> records = res.records();
+            ASSERT_EQ(records.size(), plan.requests.size());
             EXPECT_EQ(res.stats.executed, plan.requests.size());
             EXPECT_EQ(res.stats.skipped_total(), 0u);
             EXPECT_EQ(res.stats.mismatched, 0u);
-            expect_dependencies_respected(plan, res.records);
-            for (const auto& r : res.records) {
+            expect_dependencies_respected(plan, records);
+            for (const auto& r : records) {
               EXPECT_GE(r.begin_ns, r.planned_ns);
               EXPECT_EQ(r.flags, 0u);
             }
@@ -107,8 +108,9 @@ TEST(EngineMicroReplay, TimestampKeepsTracedOffsets) {
   EngineOptions opt;
   opt.timing = parse_timing("timestamp").take();
   EngineResult res = run_workers(plan, sb, opt);
+  const std::vector<RequestRecord> records = res.records();
   for (size_t r = 0; r < plan.requests.size(); ++r) {
-    EXPECT_EQ(res.records[r].planned_ns - res.start_ns, trace_times(plan, static_cast<uint32_t>(r)).begin_ns);
+    EXPECT_EQ(records[r].planned_ns - res.start_ns, trace_times(plan, static_cast<uint32_t>(r)).begin_ns);
   }
 }
 
@@ -119,8 +121,7 @@ TEST(EngineMicroReplay, OutputTraceCarriesReplayFields) {
   SandboxResolver sb(root.path());
   create_initial_state(sb, plan_initial_state(plan.trace));
   EngineResult res = run_engine(EngineKind::kWorkers, plan, sb, EngineOptions{});
-  auto ev = request_events(plan);
-  ReplaySummary s = summarize_replay(plan.trace, ev, res.records, res.stats, res.dependency_waits, res.wall_ns);
+  ReplaySummary s = summarize_replay(plan.trace, res.log, res.stats, res.dependency_waits, res.wall_ns);
   EXPECT_EQ(s.replayed, plan.requests.size());
   EXPECT_EQ(s.mismatched, 0u);
   EXPECT_GT(s.wall_ns, 0);
@@ -134,19 +135,20 @@ TEST(EngineMicroReplay, OutputTraceCarriesReplayFields) {
   std::string path = out.sub("out.rastro");
   trace::TraceHeader h;
   h.backend = "replay-workers";
-  write_replay_trace(path, h, plan.trace, ev, res.records, s);
+  write_replay_trace(path, h, plan.trace, res.log, s);
+  const std::vector<RequestRecord> records = res.records();
   trace::Trace back = trace::read_trace(path);
   ASSERT_EQ(back.events.size(), plan.requests.size());
   EXPECT_EQ(back.header.extra["replay_summary"]["replayed"], plan.requests.size());
   for (size_t i = 0; i < back.events.size(); ++i) {
     const trace::Event& e = back.events[i];
-    const trace::Event& src = plan.trace.events[ev[i]];
+    const trace::Event& src = plan.trace.events[plan.requests[i].event];
     EXPECT_TRUE(e.flags & trace::kEventReplayed);
     EXPECT_EQ(e.expected_rvalue, src.rvalue);
     EXPECT_EQ(e.nr, src.nr);
     EXPECT_EQ(e.tid, src.tid);
-    EXPECT_EQ(e.begin_ns, res.records[i].begin_ns);
-    EXPECT_EQ(e.planned_ns, res.records[i].planned_ns);
+    EXPECT_EQ(e.begin_ns, records[i].begin_ns);
+    EXPECT_EQ(e.planned_ns, records[i].planned_ns);
     for (int a = 0; a < e.nargs; ++a) {
       EXPECT_EQ(back.str(e.arg(a).str), plan.trace.str(src.arg(a).str));
     }
@@ -172,7 +174,8 @@ TEST(EngineMicroReplay, ForkedChildUsesCopiedFds) {
     EXPECT_EQ(res.stats.emulated, 1u);
     EXPECT_EQ(std::filesystem::file_size(root.sub("f")), 150u);
     // The child's first request waited for the fork.
-    EXPECT_GE(res.records[2].begin_ns, res.records[1].end_ns);
+    const std::vector<RequestRecord> records = res.records();
+    EXPECT_GE(records[2].begin_ns, records[1].end_ns);
   }
 }
 

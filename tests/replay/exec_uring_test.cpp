@@ -76,7 +76,7 @@ Replayed replay(const Plan& plan, EngineKind engine, UringMode mode, const std::
   options.uring = &uring;
   EngineResult res = run_engine(engine, plan, sandbox, options);
   trace::MemorySink sink;
-  append_replay_events(sink, plan.trace, request_events(plan), res.records);
+  append_replay_events(sink, plan.trace, res.log);
   Replayed out;
   out.mismatched = res.stats.mismatched;
   std::vector<int64_t> begins, ends;

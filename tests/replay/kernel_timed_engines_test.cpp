@@ -75,8 +75,9 @@ TEST_P(KernelTimedEngines, EveryExecutedCallGetsAKernelSpanInsideItsUserSpan) {
   ASSERT_EQ(res.os_threads.size(), plan.requests.size());
   for (int32_t tid : res.os_threads) EXPECT_GT(tid, 0);
   EXPECT_EQ(std::count(res.os_threads.begin(), res.os_threads.end(), static_cast<int32_t>(::gettid())), 0);
-  const std::vector<RequestRecord> user = res.records;
-  KernelTimingReport rep = apply_kernel_timing(plan, res.records, std::move(times), {}, {}, res.os_threads);
+  const std::vector<RequestRecord> user = res.records();
+  std::vector<RequestRecord> records = user;
+  KernelTimingReport rep = apply_kernel_timing(plan, records, std::move(times), {}, {}, res.os_threads);
   std::printf("%s", rep.to_text().c_str());
 
   EXPECT_EQ(rep.executed, plan.requests.size());
@@ -89,8 +90,8 @@ TEST_P(KernelTimedEngines, EveryExecutedCallGetsAKernelSpanInsideItsUserSpan) {
   EXPECT_EQ(rep.no_kernel_call, 0u) << rep.to_text();
   EXPECT_EQ(rep.matched, rep.executed) << rep.to_text();
   size_t kernel_timed = 0;
-  for (size_t r = 0; r < res.records.size(); ++r) {
-    const RequestRecord& k = res.records[r];
+  for (size_t r = 0; r < records.size(); ++r) {
+    const RequestRecord& k = records[r];
     const RequestRecord& u = user[r];
     if (k.begin_ns == u.begin_ns && k.end_ns == u.end_ns) continue;  // (unmatched: counted above)
     ++kernel_timed;
@@ -131,12 +132,13 @@ TEST_P(KernelTimedEngines, ACallOnANameGetsItsPathWalkAndItsCall) {
   const ResolutionCalibration cal = calibrate_resolution(sb);
   EngineResult res = run_engine(GetParam(), plan, sb, eo);
   capture::ebpf::SelfCallTimes times = timer.value()->stop();
-  const std::vector<RequestRecord> user = res.records;
+  const std::vector<RequestRecord> user = res.records();
+  std::vector<RequestRecord> records = user;
   // The probes' own record of the replayer's openat2 calls, to check the walks against.
   std::vector<capture::ebpf::KernelCall> openat2s;
   for (const auto& k : times.calls)
     if (k.nr == SYS_openat2) openat2s.push_back(k);
-  KernelTimingReport rep = apply_kernel_timing(plan, res.records, std::move(times), uring.issue_begins(), cal,
+  KernelTimingReport rep = apply_kernel_timing(plan, records, std::move(times), uring.issue_begins(), cal,
                                                res.os_threads);
   std::printf("%s", rep.to_text().c_str());
 
@@ -148,8 +150,8 @@ TEST_P(KernelTimedEngines, ACallOnANameGetsItsPathWalkAndItsCall) {
   EXPECT_EQ(rep.walk_only, 20u) << rep.to_text();
   EXPECT_GT(rep.open_fixed_ns, 0) << "the probes saw the calibration's openat2 calls";
   const auto issued = uring.issue_begins();
-  for (size_t r = 0; r < res.records.size(); ++r) {
-    const RequestRecord& k = res.records[r];
+  for (size_t r = 0; r < records.size(); ++r) {
+    const RequestRecord& k = records[r];
     const RequestRecord& u = user[r];
     EXPECT_EQ(u.rvalue, plan.trace.events[plan.requests[r].event].rvalue) << "request " << r;
     // Inside the request, resolution included; at least the one openat2 that walked it, less the
@@ -191,9 +193,10 @@ TEST_P(KernelTimedEngines, AnFcntlOrDupOfAPipeIsItsOneCall) {
   ASSERT_TRUE(timer.ok()) << timer.error();
   EngineResult res = run_engine(GetParam(), plan, sb, eo);
   capture::ebpf::SelfCallTimes times = timer.value()->stop();
-  for (size_t r = 0; r < res.records.size(); ++r)
-    EXPECT_EQ(res.records[r].rvalue, plan.trace.events[plan.requests[r].event].rvalue) << "request " << r;
-  KernelTimingReport rep = apply_kernel_timing(plan, res.records, std::move(times), {}, {}, res.os_threads);
+  std::vector<RequestRecord> records = res.records();
+  for (size_t r = 0; r < records.size(); ++r)
+    EXPECT_EQ(records[r].rvalue, plan.trace.events[plan.requests[r].event].rvalue) << "request " << r;
+  KernelTimingReport rep = apply_kernel_timing(plan, records, std::move(times), {}, {}, res.os_threads);
   std::printf("%s", rep.to_text().c_str());
   EXPECT_EQ(rep.executed, plan.requests.size());
   EXPECT_EQ(rep.matched, rep.executed) << rep.to_text();

@@ -67,28 +67,30 @@ class PipeReplay : public ::testing::TestWithParam<std::tuple<EngineKind, Orderi
     testing::TempDir root;
     SandboxResolver sb(root.path());
     res = run_engine(engine, plan, sb, EngineOptions{});
+    records = res.records();
   }
   Plan plan;
   EngineResult res;
+  std::vector<RequestRecord> records;  // res's, by plan request
 };
 
 TEST_P(PipeReplay, ReadersReplayAfterTheirWritersWithTheTracedResults) {
   ASSERT_NO_FATAL_FAILURE(replay(pipeline()));
-  ASSERT_EQ(res.records.size(), plan.requests.size());
+  ASSERT_EQ(records.size(), plan.requests.size());
   for (uint32_t r = 0; r < plan.requests.size(); ++r) {
     const trace::Event& e = plan.trace.events[plan.requests[r].event];
-    EXPECT_EQ(res.records[r].flags, 0u) << r << " " << trace::function_name(e, plan.trace.strings) << " of " << e.pid
-                                        << ": replayed " << res.records[r].rvalue << ", traced " << e.rvalue;
+    EXPECT_EQ(records[r].flags, 0u) << r << " " << trace::function_name(e, plan.trace.strings) << " of " << e.pid
+                                        << ": replayed " << records[r].rvalue << ", traced " << e.rvalue;
   }
   EXPECT_EQ(res.stats.mismatched, 0u);
   EXPECT_EQ(res.stats.skipped_total(), 0u);
   for (int k = 0; k < 2; ++k) {
-    const auto& w = res.records[request_of(plan, kWriter, "write", k)];
-    const auto& rd = res.records[request_of(plan, kReader, "read", k)];
+    const auto& w = records[request_of(plan, kWriter, "write", k)];
+    const auto& rd = records[request_of(plan, kReader, "read", k)];
     EXPECT_GE(rd.end_ns, w.begin_ns) << "read " << k << " finished before its bytes were written";
   }
-  const auto& eof = res.records[request_of(plan, kReader, "read", 2)];
-  EXPECT_GE(eof.end_ns, res.records[request_of(plan, kWriter, "exit_group", 0)].begin_ns)
+  const auto& eof = records[request_of(plan, kReader, "read", 2)];
+  EXPECT_GE(eof.end_ns, records[request_of(plan, kWriter, "exit_group", 0)].begin_ns)
       << "end-of-file before the writer's exit";
 }
 
@@ -112,7 +114,7 @@ trace::Trace exec_handshake() {
 TEST_P(PipeReplay, AChildsCloseOfItsCopyDoesNotWaitForTheParentsRead) {
   ASSERT_NO_FATAL_FAILURE(replay(exec_handshake()));
   EXPECT_EQ(res.stats.mismatched, 0u);
-  const auto& rd = res.records[request_of(plan, 20, "read", 0)];
+  const auto& rd = records[request_of(plan, 20, "read", 0)];
   EXPECT_EQ(rd.rvalue, 0);
   EXPECT_LT(rd.end_ns - rd.begin_ns, stream_wait_budget_ns(0) / 2) << "the read waited out its deadline";
 }
@@ -136,7 +138,7 @@ TEST_P(PipeReplay, WritesTheTraceMadeAheadOfTheReaderDoNotBlock) {
   ASSERT_NO_FATAL_FAILURE(replay(writes_ahead_of_the_reader()));
   EXPECT_EQ(res.stats.mismatched, 0u);
   for (int k = 0; k < 10; ++k) {
-    const auto& w = res.records[request_of(plan, 30, "write", k)];
+    const auto& w = records[request_of(plan, 30, "write", k)];
     EXPECT_EQ(w.rvalue, 10240) << "write " << k;
     EXPECT_LT(w.end_ns - w.begin_ns, stream_wait_budget_ns(0) / 2) << "write " << k << " waited out its deadline";
   }

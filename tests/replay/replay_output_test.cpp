@@ -6,6 +6,9 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <random>
+
 #include <gtest/gtest.h>
 
 #include "replay/runtime/request_runner.h"
@@ -51,7 +54,7 @@ TEST(ReplayOutput, SummaryCarriesTheFidelityReportPerClass) {
   stats.emulated = 1;
   stats.mismatched = 1;
   stats.skipped[static_cast<size_t>(SkipReason::kUnfinished)] = 1;
-  ReplaySummary s = summarize_replay(t, events, rec, stats, 0, 601);
+  ReplaySummary s = summarize_replay(t, testing::HandRecords(events, rec).log, stats, 0, 601);
   s.timing = "think";
 
   const trace::FidelityReport& f = s.fidelity;
@@ -109,7 +112,7 @@ TEST(ReplayOutput, SummaryCountsTheTracedAndReplayedConcurrency) {
   ExecStats stats;
   stats.executed = 5;
   stats.skipped[static_cast<size_t>(SkipReason::kUnfinished)] = 1;
-  const ReplaySummary s = summarize_replay(t, events, rec, stats, 0, 900);
+  const ReplaySummary s = summarize_replay(t, testing::HandRecords(events, rec).log, stats, 0, 900);
   EXPECT_DOUBLE_EQ(s.concurrency_mean_trace, 1.5);
   EXPECT_DOUBLE_EQ(s.concurrency_mean_replay, 1.5);
   ASSERT_EQ(s.concurrency_ecdf_trace.size(), 2u);
@@ -132,7 +135,7 @@ TEST(ReplayOutput, SummaryCorrectsTheLatencyForTheTimerBias) {
   const std::vector<RequestRecord> rec = {{4900, 5000, 5200, 3, 0, SkipReason::kNone, false}};
   ExecStats stats;
   stats.executed = 1;
-  const ReplaySummary s = summarize_replay(t, events, rec, stats, 0, 200, trace::TimerBias{40, 30, 90, 2000});
+  const ReplaySummary s = summarize_replay(t, testing::HandRecords(events, rec).log, stats, 0, 200, trace::TimerBias{40, 30, 90, 2000});
   EXPECT_DOUBLE_EQ(s.fidelity.total.latency_ratio_sum(), 2.0);
   EXPECT_DOUBLE_EQ(s.fidelity.total.latency_ratio_sum_corrected(), 1.6);
   EXPECT_DOUBLE_EQ(s.fidelity.total.latency_ratio_median_corrected, 1.6);
@@ -153,9 +156,9 @@ TEST(ReplayOutput, AKernelTimedSummaryCarriesTheMatchingAndTheUserSpaceReport) {
   const std::vector<RequestRecord> kernel = {{4900, 5050, 5150, 3, 0, SkipReason::kNone, false}};
   ExecStats stats;
   stats.executed = 1;
-  ReplaySummary s = summarize_replay(t, events, kernel, stats, 0, 200);
+  ReplaySummary s = summarize_replay(t, testing::HandRecords(events, kernel).log, stats, 0, 200);
   s.kernel_timing = KernelTimingReport{.executed = 1, .matched = 1, .kernel_calls = 9};
-  s.fidelity_user_space = summarize_replay(t, events, user, stats, 0, 200, trace::TimerBias{40, 30, 90, 2000}).fidelity;
+  s.fidelity_user_space = summarize_replay(t, testing::HandRecords(events, user).log, stats, 0, 200, trace::TimerBias{40, 30, 90, 2000}).fidelity;
   const nlohmann::json j = s.to_json();
   EXPECT_EQ(j["timed_with"], "ebpf");
   EXPECT_EQ(j["kernel_timing"]["matched"], 1);
@@ -167,6 +170,41 @@ TEST(ReplayOutput, AKernelTimedSummaryCarriesTheMatchingAndTheUserSpaceReport) {
   EXPECT_NE(text.find("timed with ebpf (sys_enter -> sys_exit): 1 of 1 executed calls"), std::string::npos) << text;
   EXPECT_NE(text.find("the same calls timed in user space"), std::string::npos) << text;
   EXPECT_EQ(ReplaySummary{}.to_json()["timed_with"], "user-space");
+}
+
+// The issue error's mean, max and percentiles, read from the log, are what sorting a copy of
+// every request's begin - planned gave (std::nth_element at rank q(n - 1) + 0.5), for spreads
+// of nanoseconds to seconds, negative errors included.
+TEST(ReplayOutput, IssueErrorPercentilesAreExact) {
+  TraceBuilder b;
+  constexpr int kCalls = 5003;
+  for (int i = 0; i < kCalls; ++i) b.add(1, 1 + i % 3, "lseek", {3, 0, SEEK_SET}, 0, {}, 1000 + 10 * i, 5);
+  const trace::Trace t = b.take();
+  std::mt19937_64 rng(99);
+  for (int64_t spread : {int64_t{300}, int64_t{70'000}, int64_t{4'000'000'000}}) {
+    std::vector<uint32_t> events;
+    std::vector<RequestRecord> rec;
+    std::vector<int64_t> err;
+    for (uint32_t i = 0; i < kCalls; ++i) {
+      const int64_t planned = 1'000'000 + 1000 * i;
+      const int64_t e = static_cast<int64_t>(rng() % static_cast<uint64_t>(spread)) - spread / 10;
+      events.push_back(i);
+      rec.push_back({planned, planned + e, planned + e + 7, 0, 0, SkipReason::kNone, false});
+      err.push_back(e);
+    }
+    ExecStats stats;
+    stats.executed = kCalls;
+    const ReplaySummary s = summarize_replay(t, testing::HandRecords(events, rec).log, stats, 0, 1);
+    double sum = 0;
+    for (int64_t e : err) sum += static_cast<double>(e);
+    EXPECT_EQ(s.issue_error_mean_ns, sum / kCalls) << spread;
+    EXPECT_EQ(s.issue_error_max_ns, *std::max_element(err.begin(), err.end())) << spread;
+    for (auto [q, got] : {std::pair{0.50, s.issue_error_p50_ns}, std::pair{0.99, s.issue_error_p99_ns}}) {
+      const auto k = static_cast<size_t>(q * static_cast<double>(kCalls - 1) + 0.5);
+      std::nth_element(err.begin(), err.begin() + static_cast<std::ptrdiff_t>(k), err.end());
+      EXPECT_EQ(got, err[k]) << "q " << q << " spread " << spread;
+    }
+  }
 }
 
 TEST(ReplayOutput, IssueRequestRecordsTheSkipReasonAndEmulation) {

@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "replay/plan/plan.h"
+#include "replay/runtime/record_log.h"
 #include "trace/model/trace.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -175,5 +176,17 @@ inline trace::Trace two_threads_reusing_fd3() {
   b.add(1, 11, "close", {3}, 0, {}, 1'030'000);
   return b.take();
 }
+
+// Hand-made records of one thread's requests whose source events are `events`: the log an
+// engine would have filled (record_log.h), with the requests it reads.
+struct HandRecords {
+  HandRecords(const std::vector<uint32_t>& events, const std::vector<RequestRecord>& records) {
+    for (uint32_t e : events) requests.push_back({e, 0, 0});
+    log = RecordLog::encode(requests, records);
+  }
+  HandRecords(const HandRecords&) = delete;
+  std::vector<Request> requests;
+  RecordLog log;
+};
 
 }  // namespace rastro::replay::testing

@@ -46,10 +46,9 @@ struct TwoOpens {
 
 constexpr trace::LockFields kWrite100{F_WRLCK, SEEK_SET, 100, 10};
 
-// `t` inferred with fs ordering and replayed by `eng` into a fresh root, where no call may be
-// skipped or mismatch; the records are by plan request.
-EngineResult replay_fs_faithfully(EngineKind eng, const trace::Trace& t) {
-  Plan plan = infer_plan(t, Ordering::kFs).take();
+// `plan` (inferred with fs ordering) replayed by `eng` into a fresh root, where no call may be
+// skipped or mismatch; the records are by plan request (and read the plan: it must outlive them).
+EngineResult replay_fs_faithfully(EngineKind eng, const Plan& plan) {
   TempDir root;
   SandboxResolver sb(root.path());
   create_initial_state(sb, plan.init);
@@ -169,13 +168,13 @@ TEST(LockReplay, ContentionTraceReplaysItsEagainWithBothEngines) {
   const Plan plan = infer_plan(t, Ordering::kFs).take();
   for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
     SCOPED_TRACE(engine_name(eng));
-    const EngineResult res = replay_fs_faithfully(eng, t);
+    const EngineResult res = replay_fs_faithfully(eng, plan);
     int eagain = 0;
     for (size_t r = 0; r < plan.requests.size(); ++r) {
       const trace::Event& e = plan.trace.events[plan.requests[r].event];
       if (e.rvalue == -EAGAIN) {
         ++eagain;
-        EXPECT_EQ(res.records[r].rvalue, -EAGAIN);
+        EXPECT_EQ(res.records()[r].rvalue, -EAGAIN);
       }
     }
     EXPECT_EQ(eagain, 1);
@@ -238,9 +237,9 @@ TEST(LockReplay, AttemptThatFoundTheLockHeldIsOrderedBetweenTheHoldersAcquireAnd
   }
   for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
     SCOPED_TRACE(engine_name(eng));
-    const EngineResult res = replay_fs_faithfully(eng, t);
-    EXPECT_EQ(res.records[4].rvalue, -EACCES);
-    EXPECT_EQ(res.records[5].rvalue, -EWOULDBLOCK);
+    const EngineResult res = replay_fs_faithfully(eng, plan);
+    EXPECT_EQ(res.records()[4].rvalue, -EACCES);
+    EXPECT_EQ(res.records()[5].rvalue, -EWOULDBLOCK);
   }
 }
 

@@ -109,7 +109,7 @@ void run_scenario(bool inferred, EngineKind eng) {
   SandboxResolver sb(s.root);
   create_initial_state(sb, plan_initial_state(plan.trace));
   EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
-  EXPECT_EQ(res.records.size(), plan.requests.size());
+  EXPECT_EQ(res.records().size(), plan.requests.size());
   EXPECT_GT(res.stats.skipped_total(), 0u);  // the device nodes, /proc, NUL paths
   EXPECT_GT(res.stats.executed, 20u);        // most of it really ran, inside the root
   auto after = s.outside_state();
