@@ -7,6 +7,7 @@
 namespace rastro::replay {
 namespace {
 
+using trace::binary::put_varint;
 using trace::binary::unzigzag;
 using trace::binary::zigzag;
 
@@ -22,15 +23,6 @@ constexpr size_t kMaxChunk = size_t{64} << 10;
 // Wrapping differences: any two int64 values give a delta that adds back exactly.
 int64_t delta(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
 int64_t add(int64_t b, int64_t d) { return static_cast<int64_t>(static_cast<uint64_t>(b) + static_cast<uint64_t>(d)); }
-
-uint8_t* put_varint(uint8_t* p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = static_cast<uint8_t>(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<uint8_t>(v);
-  return p;
-}
 
 }  // namespace
 

@@ -19,15 +19,18 @@ inline int64_t unzigzag(uint64_t u) {
 
 inline constexpr size_t kMaxVarintBytes = 10;
 
-inline void put_varint(std::string& out, uint64_t v) {
-  char tmp[kMaxVarintBytes];
-  size_t n = 0;
+// Writes v at p (room for kMaxVarintBytes); returns the end of what it wrote.
+inline uint8_t* put_varint(uint8_t* p, uint64_t v) {
   while (v >= 0x80) {
-    tmp[n++] = static_cast<char>(v | 0x80);
+    *p++ = static_cast<uint8_t>(v | 0x80);
     v >>= 7;
   }
-  tmp[n++] = static_cast<char>(v);
-  out.append(tmp, n);
+  *p++ = static_cast<uint8_t>(v);
+  return p;
+}
+inline void put_varint(std::string& out, uint64_t v) {
+  uint8_t tmp[kMaxVarintBytes];
+  out.append(reinterpret_cast<const char*>(tmp), static_cast<size_t>(put_varint(tmp, v) - tmp));
 }
 inline void put_svarint(std::string& out, int64_t v) { put_varint(out, zigzag(v)); }
 
