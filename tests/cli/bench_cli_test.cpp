@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.h"
@@ -29,6 +31,7 @@ namespace fs = std::filesystem;
 using rastro::cli_test::kRastro;
 using rastro::cli_test::sh;
 using rastro::cli_test::ShellRun;
+using rastro::cli_test::wait_until;
 
 // A scratch directory per test, as the bench tests name theirs.
 struct TempDir : rastro::cli_test::TempDir {
@@ -113,7 +116,16 @@ TEST(BenchCli, SigintLeavesAValidPartialTrace) {
           "--dir", data.c_str(), "-o", ref.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Mid-run, not mid-preparation: the file set is made by one thread, the run by --threads (4)
+  // workers, so wait for the workers, then give them a second of requests. (A fixed delay was
+  // sometimes all preparation under AddressSanitizer on a loaded machine: 0 events.)
+  const auto threads = [pid] {
+    std::error_code ec;
+    const std::filesystem::directory_iterator it(fmt::format("/proc/{}/task", pid), ec);
+    return ec ? 0 : std::distance(it, std::filesystem::directory_iterator());
+  };
+  EXPECT_TRUE(wait_until([&] { return threads() > 1; }, std::chrono::seconds(50))) << "the run never started";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   kill(pid, SIGINT);
   const auto t0 = std::chrono::steady_clock::now();
   int st = 0;
