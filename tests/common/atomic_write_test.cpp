@@ -1,6 +1,14 @@
 #include "common/atomic_write.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
 
 #include <filesystem>
 #include <fstream>
@@ -86,6 +94,33 @@ TEST_F(AtomicWrite, AFailedRenameRemovesTheTemporaryAndNamesTheTarget) {
     EXPECT_NE(std::string(e.what()).find(target), std::string::npos) << e.what();
   }
   EXPECT_FALSE(fs::exists(tmp));
+}
+
+// `-o /dev/null` (or /dev/stdout, a FIFO): renaming the temporary over it replaced the machine's
+// /dev/null with a regular file. A target that is no regular file is written into, and stays
+// what it was. A FIFO here (with a reader) and, where mknod is allowed, a null device node.
+TEST_F(AtomicWrite, ADeviceOrFifoTargetIsWrittenIntoNotReplaced) {
+  const fs::path fifo = dir_ / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  // The reading end (O_RDWR: opening it does not wait for a writer, nor does the writer's open).
+  const int rfd = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+  ASSERT_GE(rfd, 0) << std::strerror(errno);
+  write_text_atomically(fifo.string(), "through the pipe");
+  char buf[64] = {};
+  const ssize_t n = ::read(rfd, buf, sizeof buf);
+  ::close(rfd);
+  EXPECT_EQ(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0), "through the pipe");
+  EXPECT_EQ(fs::status(fifo).type(), fs::file_type::fifo);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1) << "no temporary left";
+
+  const fs::path null = dir_ / "null";
+  if (::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    std::printf("device part skipped: mknod: %s\n", std::strerror(errno));
+    return;
+  }
+  write_text_atomically(null.string(), "discarded");
+  EXPECT_EQ(fs::status(null).type(), fs::file_type::character);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 2) << "no temporary left";
 }
 
 TEST(TempPath, IsBesideTheTargetSoTheRenameStaysOnOneFileSystem) {
