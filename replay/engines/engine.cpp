@@ -71,13 +71,6 @@ ImplicitDeps::ImplicitDeps(const Plan& plan)
   }
 }
 
-std::vector<uint32_t> thread_predecessors(const Plan& plan) {
-  std::vector<uint32_t> prev(plan.requests.size(), kNoRequest);
-  for (const PlanThread& th : plan.threads)
-    for (size_t i = 1; i < th.requests.size(); ++i) prev[th.requests[i]] = th.requests[i - 1];
-  return prev;
-}
-
 std::vector<int32_t> per_request_os_threads(const Plan& plan, const std::vector<int32_t>& tids) {
   std::vector<int32_t> os(plan.requests.size(), 0);
   for (size_t t = 0; t < plan.threads.size() && t < tids.size(); ++t)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "replay/plan/plan.h"
+#include "replay/plan/thread_order.h"
 #include "replay/runtime/call_executor.h"
 #include "replay/runtime/process_state.h"
 #include "replay/runtime/replay_output.h"
@@ -35,9 +36,8 @@ class ImplicitDeps {
   std::vector<uint32_t> spawn_;  // per thread: its creating clone (kNone: none)
 };
 
-// Per request, the previous request of its thread (kNoRequest: none).
-inline constexpr uint32_t kNoRequest = UINT32_MAX;
-std::vector<uint32_t> thread_predecessors(const Plan& plan);
+using replay::kNoRequest;           // (replay/plan/thread_order.h)
+using replay::thread_predecessors;
 
 // What both engines build before the first call: the traced processes' state (from the Plan's
 // process seeds), the call executor and the implicit dependencies.

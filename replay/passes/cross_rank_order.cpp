@@ -31,11 +31,12 @@ class CrossRankOrder {
     if (temporal) index_threads();
     const auto n = static_cast<uint32_t>(c_.order.size());
     std::vector<Dep> deps;
-    std::vector<uint32_t> begin(static_cast<size_t>(n) + 1, 0);
+    CsrOffsets at;
+    at.reserve(n);
     deps.reserve(c_.deps.size());
     for (uint32_t r = 0; r < n; ++r) {
-      begin[r] = static_cast<uint32_t>(deps.size());
-      for (uint32_t k = c_.deps_begin[r]; k < c_.deps_begin[r + 1]; ++k) {
+      at.push_back(static_cast<uint32_t>(deps.size()));
+      for (uint32_t k = c_.deps_at.begin(r), end = c_.deps_at.end(r); k < end; ++k) {
         const Dep d = c_.deps[k];
         if (temporal && d.kind == EdgeKind::kTemporal) continue;  // recomputed below
         if (rank_[d.request] != rank_[r] && !proven(d.request, r)) continue;
@@ -43,9 +44,9 @@ class CrossRankOrder {
       }
       if (temporal) temporal_edges(r, deps);
     }
-    begin[n] = static_cast<uint32_t>(deps.size());
+    at.finish(static_cast<uint32_t>(deps.size()));
     c_.deps = std::move(deps);
-    c_.deps_begin = std::move(begin);
+    c_.deps_at = std::move(at);
   }
 
  private:

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "replay/passes/csr_offsets.h"
 #include "replay/passes/event_order.h"
 #include "replay/passes/time_column.h"
 #include "replay/plan/path_column.h"
@@ -82,9 +83,9 @@ struct InferContext {
   InitPlan init;  // the initial file-system state (initial_state.h)
 
   // resolve_fds
-  // fd_refs[fd_refs_begin[r], fd_refs_begin[r+1]): request r's entries (sparse: most calls use
+  // fd_refs[fd_refs_at.begin(r), fd_refs_at.end(r)): request r's entries (sparse: most calls use
   // one fd, many none).
-  std::vector<uint32_t> fd_refs_begin;
+  CsrOffsets fd_refs_at;
   std::vector<FdRef> fd_refs;
   std::vector<FdEntry> fd_entries;
   std::vector<Ofd> ofds;
@@ -92,9 +93,10 @@ struct InferContext {
   std::vector<ProcessSeed> processes;  // the replayers' process seeds and fd keys (fd_keys.h)
   FdKeys fd_keys;
 
-  // infer_order: CSR dependencies, deps of request r in deps[deps_begin[r], deps_begin[r+1])
+  // infer_order: CSR dependencies, deps of request r in deps[deps_at.begin(r), deps_at.end(r))
+  // (program order is none of them: replay/plan/thread_order.h)
   std::vector<Dep> deps;
-  std::vector<uint32_t> deps_begin;
+  CsrOffsets deps_at;
 
   // uring_batches (uring_batches.h)
   UringPlan uring;

@@ -58,8 +58,8 @@ class DepCollector {
       cand_[s] = Dep{d, k};  // the later one implies the earlier via thread order
     }
   }
-  void finish(uint32_t prev_in_thread, std::vector<Dep>& out) {
-    if (prev_in_thread != kNone) out.push_back(Dep{prev_in_thread, EdgeKind::kThread});
+  // (Program order is no stored edge: replay/plan/thread_order.h.)
+  void finish(std::vector<Dep>& out) {
     for (const Dep& c : cand_) slot_[thread_[c.request]] = kNone;
     if (cand_.size() > 1)
       std::sort(cand_.begin(), cand_.end(), [](const Dep& a, const Dep& b) { return a.request < b.request; });
@@ -83,28 +83,26 @@ class Inferrer {
     // Untouched reserved pages cost nothing; growing a vector of millions copies it.
     const size_t per = c_.options.ordering == Ordering::kTemporal ? std::min<size_t>(c_.threads.size(), 8) + 1 : 3;
     c_.deps.reserve(static_cast<size_t>(n) * per);
-    c_.deps_begin.assign(static_cast<size_t>(n) + 1, 0);
-    std::vector<uint32_t> last_in_thread(c_.threads.size(), kNone);
+    c_.deps_at = CsrOffsets{};
+    c_.deps_at.reserve(n);
     if (c_.options.ordering == Ordering::kFs) {
       entry_users_.resize(c_.fd_entries.size());
       ofd_users_.resize(c_.ofds.size());
       ofd_file_.assign(c_.ofds.size(), kNone);
     }
     for (uint32_t r = 0; r < n; ++r) {
-      c_.deps_begin[r] = static_cast<uint32_t>(c_.deps.size());
+      c_.deps_at.push_back(static_cast<uint32_t>(c_.deps.size()));
       deps_.start(r);
       if (c_.options.ordering == Ordering::kFs && c_.constrained(r)) fs_rules(r);
-      if (c_.options.ordering == Ordering::kFs && c_.fd_refs_begin[r] != c_.fd_refs_begin[r + 1] &&
+      if (c_.options.ordering == Ordering::kFs && c_.fd_refs_at.begin(r) != c_.fd_refs_at.end(r) &&
           semantics(c_.nr[r]) == Sem::kClone)
         fork_rule(r);
       if (c_.options.ordering == Ordering::kFs && c_.status[r] == 0 && semantics(c_.nr[r]) == Sem::kExec)
         spaces_.exec(c_.pid_of(r));
       if (c_.options.ordering == Ordering::kTemporal) temporal_rule(r);
-      uint32_t& last = last_in_thread[c_.thread[r]];
-      deps_.finish(last, c_.deps);
-      last = r;
+      deps_.finish(c_.deps);
     }
-    c_.deps_begin[n] = static_cast<uint32_t>(c_.deps.size());
+    c_.deps_at.finish(static_cast<uint32_t>(c_.deps.size()));
   }
 
  private:
@@ -151,8 +149,8 @@ class Inferrer {
       }
     }
 
-    const FdRef* refs = c_.fd_refs.data() + c_.fd_refs_begin[r];
-    const FdRef* refs_end = c_.fd_refs.data() + c_.fd_refs_begin[r + 1];
+    const FdRef* refs = c_.fd_refs.data() + c_.fd_refs_at.begin(r);
+    const FdRef* refs_end = c_.fd_refs.data() + c_.fd_refs_at.end(r);
     // close waits for every other user of the fd lifetime in its own process; they all waited
     // for its creator, which is registered as its first user. A forked process's copy of the fd
     // is its own: its close does not wait for the parent's users (a parent blocked reading a
@@ -213,7 +211,7 @@ class Inferrer {
   // of the entries it copies, and becomes their user so that a close in the parent waits for it.
   void fork_rule(uint32_t r) {
     const uint32_t t = c_.thread[r];
-    for (uint32_t k = c_.fd_refs_begin[r]; k < c_.fd_refs_begin[r + 1]; ++k) {
+    for (uint32_t k = c_.fd_refs_at.begin(r), end = c_.fd_refs_at.end(r); k < end; ++k) {
       const FdRef f = c_.fd_refs[k];
       if (f.role != FdRole::kInherit) continue;
       deps_.want(c_.fd_entries[f.entry].creator, EdgeKind::kFdStage);
@@ -222,7 +220,7 @@ class Inferrer {
   }
 
   bool uses_entry(uint32_t q, uint32_t en) const {
-    for (uint32_t k = c_.fd_refs_begin[q]; k < c_.fd_refs_begin[q + 1]; ++k)
+    for (uint32_t k = c_.fd_refs_at.begin(q), end = c_.fd_refs_at.end(q); k < end; ++k)
       if (c_.fd_refs[k].entry == en && c_.fd_refs[k].role == FdRole::kUse) return true;
     return false;
   }

@@ -4,6 +4,7 @@
 
 #include "replay/plan/plan_json.h"
 #include "replay/plan/plan_names.h"
+#include "replay/plan/thread_order.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
@@ -36,8 +37,9 @@ void dump_after_pass(std::ostream& out, const std::string& pass, const InferCont
     return;
   }
   const bool paths = ctx.paths.size() == ctx.order.size();
-  const bool fds = ctx.fd_refs_begin.size() == ctx.order.size() + 1;
-  const bool deps = ctx.deps_begin.size() == ctx.order.size() + 1;
+  const bool fds = ctx.fd_refs_at.finished() && ctx.fd_refs_at.size() == ctx.order.size();
+  const bool deps = ctx.deps_at.finished() && ctx.deps_at.size() == ctx.order.size();
+  ThreadOrderCursor program_order(deps ? ctx.threads.size() : 0);  // the first edge (thread_order.h)
   for (uint32_t r = 0; r < ctx.order.size(); ++r) {
     std::string line = fmt::format("{}\tevent {}\tthread {}\t{}\t{}", r, ctx.order[r], ctx.thread[r], call_name(ctx, r),
                                    action_name(ctx.action[r]));
@@ -46,7 +48,7 @@ void dump_after_pass(std::ostream& out, const std::string& pass, const InferCont
         if (p != trace::kNoStr) line += fmt::format("\tpath {}", ctx.trace.str(p));
     }
     if (fds) {
-      for (uint32_t i = ctx.fd_refs_begin[r]; i < ctx.fd_refs_begin[r + 1]; ++i) {
+      for (uint32_t i = ctx.fd_refs_at.begin(r); i < ctx.fd_refs_at.end(r); ++i) {
         const FdRef& ref = ctx.fd_refs[i];
         const FdEntry& entry = ctx.fd_entries[ref.entry];
         line += fmt::format("\tfd {} {}", fd_role_name(ref.role), ref.entry);
@@ -54,7 +56,9 @@ void dump_after_pass(std::ostream& out, const std::string& pass, const InferCont
       }
     }
     if (deps) {
-      for (uint32_t i = ctx.deps_begin[r]; i < ctx.deps_begin[r + 1]; ++i)
+      if (const uint32_t p = program_order.advance(r, ctx.thread[r]); p != kNoRequest)
+        line += fmt::format("\tafter {} {}", p, edge_kind_name(EdgeKind::kThread));
+      for (uint32_t i = ctx.deps_at.begin(r); i < ctx.deps_at.end(r); ++i)
         line += fmt::format("\tafter {} {}", ctx.deps[i].request, edge_kind_name(ctx.deps[i].kind));
     }
     if (!ctx.uring.empty()) {

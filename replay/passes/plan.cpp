@@ -14,6 +14,7 @@
 
 #include "common/drop_consumed.h"
 #include "common/saturating.h"
+#include "replay/plan/thread_order.h"
 
 namespace rastro::replay {
 
@@ -26,8 +27,9 @@ void release(V&... v) {
 }
 
 // The plan's dependencies as (request, dependency) pairs in request order, read in place
-// (no copy of the edge list) by Boost's CSR constructor. `Requests` is PlanRequests or
-// ColumnRequests.
+// (no copy of the edge list) by Boost's CSR constructor: per request its program-order
+// predecessor (prev[r], when it has one), then its stored dependencies. `Requests` is
+// PlanRequests or ColumnRequests.
 template <class Requests>
 class EdgeIter {
  public:
@@ -37,33 +39,44 @@ class EdgeIter {
   using pointer = const value_type*;
   using reference = const value_type&;
 
-  EdgeIter(const Requests* q, const std::vector<Dep>* deps, uint32_t r) : q_(q), deps_(deps), r_(r) {
-    if (r_ < q_->size()) k_ = q_->deps_begin(r_);
+  EdgeIter(const Requests* q, const std::vector<Dep>* deps, const std::vector<uint32_t>* prev, uint32_t r)
+      : q_(q), deps_(deps), prev_(prev), r_(r) {
+    enter();
     settle();
   }
   const value_type& operator*() const { return cur_; }
   const value_type* operator->() const { return &cur_; }
   EdgeIter& operator++() {
-    ++k_;
+    if (on_prev_) on_prev_ = false;
+    else ++k_;
     settle();
     return *this;
   }
-  bool operator==(const EdgeIter& o) const { return r_ == o.r_ && (r_ == q_->size() || k_ == o.k_); }
+  bool operator==(const EdgeIter& o) const {
+    return r_ == o.r_ && (r_ == q_->size() || (k_ == o.k_ && on_prev_ == o.on_prev_));
+  }
   bool operator!=(const EdgeIter& o) const { return !(*this == o); }
 
  private:
+  void enter() {
+    if (r_ >= q_->size()) return;
+    k_ = q_->deps_begin(r_);
+    on_prev_ = (*prev_)[r_] != kNoRequest;
+  }
   void settle() {
     const auto n = q_->size();
-    while (r_ < n && k_ >= q_->deps_end(r_)) {
+    while (r_ < n && !on_prev_ && k_ >= q_->deps_end(r_)) {
       ++r_;
-      if (r_ < n) k_ = q_->deps_begin(r_);
+      enter();
     }
-    if (r_ < n) cur_ = {r_, (*deps_)[k_].request};
+    if (r_ < n) cur_ = {r_, on_prev_ ? (*prev_)[r_] : (*deps_)[k_].request};
   }
   const Requests* q_;
   const std::vector<Dep>* deps_;
+  const std::vector<uint32_t>* prev_;
   uint32_t r_;
   uint32_t k_ = 0;
+  bool on_prev_ = false;
   value_type cur_{};
 };
 
@@ -108,6 +121,7 @@ void radix_sort(std::vector<int64_t>& v) {
 struct PlanRequests {
   const Plan& p;
   uint32_t size() const { return static_cast<uint32_t>(p.requests.size()); }
+  uint32_t thread(uint32_t r) const { return p.requests[r].thread; }
   uint32_t deps_begin(uint32_t r) const { return p.requests[r].deps_begin; }
   // (unchecked: figures_of checks begin <= end <= deps.size() before anything else reads them)
   uint32_t deps_end(uint32_t r) const { return static_cast<uint32_t>(rastro::replay::deps_end(p, r)); }
@@ -117,20 +131,56 @@ struct PlanRequests {
   }
 };
 
-// The DAG part of the figures (see plan.h).
+// Whether program order can be read with a ThreadOrderCursor (no array per request): every
+// request is listed once, by the thread it names, and each thread lists its requests in index
+// order. Inferred plans are so; a plan built by hand may not be.
 template <class Requests>
-Result<Done> figures_of(const Requests& req, const std::vector<Dep>& deps, PlanFigures& fig) {
+bool threads_in_index_order(const Requests& req, const std::vector<PlanThread>& threads) {
+  size_t listed = 0;
+  for (size_t t = 0; t < threads.size(); ++t) {
+    const std::vector<uint32_t>& l = threads[t].requests;
+    for (size_t i = 0; i < l.size(); ++i)
+      if (l[i] >= req.size() || req.thread(l[i]) != t || (i > 0 && l[i] <= l[i - 1])) return false;
+    listed += l.size();
+  }
+  return listed == req.size();
+}
+
+// Per request, its predecessor in its thread's list, for plans whose lists are not in index
+// order (thread_predecessors, with the list entries a plan built by hand may hold checked).
+std::vector<uint32_t> listed_predecessors(const std::vector<PlanThread>& threads, uint32_t n) {
+  std::vector<uint32_t> prev(n, kNoRequest);
+  for (const PlanThread& th : threads)
+    for (size_t i = 1; i < th.requests.size(); ++i)
+      if (th.requests[i] < n && th.requests[i - 1] < n) prev[th.requests[i]] = th.requests[i - 1];
+  return prev;
+}
+
+// The DAG part of the figures (see plan.h). Program order counts as each request's first edge,
+// of kind thread (replay/plan/thread_order.h).
+template <class Requests>
+Result<Done> figures_of(const Requests& req, const std::vector<Dep>& deps, const std::vector<PlanThread>& threads,
+                        PlanFigures& fig) {
   const uint32_t n = req.size();
   std::fill(std::begin(fig.edges_by_kind), std::end(fig.edges_by_kind), 0);
   fig.unconstrained = 0;
+  const bool in_order = threads_in_index_order(req, threads);
+  std::vector<uint32_t> prev;  // only where the cursor cannot serve
+  if (!in_order) prev = listed_predecessors(threads, n);
+  ThreadOrderCursor cursor(in_order ? threads.size() : 0);
   size_t edges = 0;
   bool backwards = true;
   for (uint32_t r = 0; r < n; ++r) {
     const uint32_t begin = req.deps_begin(r), end = req.deps_end(r);
     if (end < begin || end > deps.size())
       return fail("request " + std::to_string(r) + " has dependencies outside the plan");
-    const uint32_t count = end - begin;
+    const uint32_t p = in_order ? cursor.advance(r, req.thread(r)) : prev[r];
+    const uint32_t count = end - begin + (p != kNoRequest ? 1 : 0);
     if (count == 0) ++fig.unconstrained;
+    if (p != kNoRequest) {
+      ++fig.edges_by_kind[static_cast<int>(EdgeKind::kThread)];
+      backwards &= p < r;
+    }
     for (uint32_t k = begin; k < end; ++k) {
       if (deps[k].request >= n) return fail("request " + std::to_string(r) + " depends on a request outside the plan");
       ++fig.edges_by_kind[static_cast<int>(deps[k].kind)];
@@ -145,12 +195,13 @@ Result<Done> figures_of(const Requests& req, const std::vector<Dep>& deps, PlanF
   // cycle.
   std::vector<uint32_t> topo;  // left empty when index order is one (no 4 bytes per request)
   if (!backwards) {
+    if (prev.empty()) prev = listed_predecessors(threads, n);
     // Edges point from a request to its dependencies; the plan stores them grouped by request,
     // which is the CSR order.
     using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
                                                      boost::no_property, uint32_t, uint32_t>;
-    Graph g(boost::edges_are_sorted, EdgeIter<Requests>(&req, &deps, 0), EdgeIter<Requests>(&req, &deps, n), n,
-            static_cast<uint32_t>(edges));
+    Graph g(boost::edges_are_sorted, EdgeIter<Requests>(&req, &deps, &prev, 0),
+            EdgeIter<Requests>(&req, &deps, &prev, n), n, static_cast<uint32_t>(edges));
     // Reverse topological order of request->dependency edges = dependencies first.
     topo.reserve(n);
     try {
@@ -165,9 +216,12 @@ Result<Done> figures_of(const Requests& req, const std::vector<Dep>& deps, PlanF
   std::vector<int64_t> starts;
   starts.reserve(n);
   int64_t total = 0, critical = 0;
+  const bool by_cursor = backwards && in_order;
+  ThreadOrderCursor again(by_cursor ? threads.size() : 0);
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t r = backwards ? i : topo[i];
-    int64_t start = 0;
+    const uint32_t p = by_cursor ? again.advance(r, req.thread(r)) : prev[r];
+    int64_t start = p != kNoRequest ? finish[p] : 0;
     for (uint32_t k = req.deps_begin(r); k < req.deps_end(r); ++k)
       start = std::max(start, finish[deps[k].request]);
     const int64_t d = req.duration(r);
@@ -216,8 +270,9 @@ struct ColumnRequests {
   const InferContext& c;
   int64_t t0;
   uint32_t size() const { return static_cast<uint32_t>(c.order.size()); }
-  uint32_t deps_begin(uint32_t r) const { return c.deps_begin[r]; }
-  uint32_t deps_end(uint32_t r) const { return c.deps_begin[r + 1]; }
+  uint32_t thread(uint32_t r) const { return c.thread[r]; }
+  uint32_t deps_begin(uint32_t r) const { return c.deps_at.begin(r); }
+  uint32_t deps_end(uint32_t r) const { return c.deps_at.end(r); }
   int64_t duration(uint32_t r) const {
     if (c.action[r] != RequestAction::kReplay) return 0;
     const auto [begin, end] = relative_times(c, r, t0);
@@ -229,13 +284,13 @@ Result<Done> run_plan(InferContext& c) {
   Plan& plan = c.plan;
   plan.ordering = c.options.ordering;
   const auto n = static_cast<uint32_t>(c.order.size());
-  release(c.nr, c.fd_refs_begin, c.fd_refs, c.fd_entries, c.ofds);  // read by no request below
+  release(c.nr, c.fd_refs_at, c.fd_refs, c.fd_entries, c.ofds);  // read by no request below
   int64_t t0 = 0;
   if (n > 0) t0 = c.times.begin(0);
   plan.trace_t0_ns = t0;
   PlanFigures& fig = plan.figures;
   fig = PlanFigures{};
-  if (auto r = figures_of(ColumnRequests{c, t0}, c.deps, fig); !r.ok()) return r;
+  if (auto r = figures_of(ColumnRequests{c, t0}, c.deps, c.threads, fig); !r.ok()) return r;
   fig.requests = n;
   plan.requests.reserve(n);  // (pages become resident as the chunks below fill them)
   constexpr uint32_t kChunk = 1u << 16;
@@ -245,20 +300,19 @@ Result<Done> run_plan(InferContext& c) {
       Request& q = plan.requests.emplace_back();
       q.event = c.order[r];
       q.thread = c.thread[r];
-      q.deps_begin = c.deps_begin[r];
+      q.deps_begin = c.deps_at.begin(r);
       q.action = c.action[r];
       ++fig.by_action[static_cast<int>(q.action)];
       if (q.action == RequestAction::kReplay && (c.status[r] & kStatusFailed)) ++fig.failed;
     }
     c.order.drop_consumed(hi);
     drop_consumed(c.thread, hi);
-    drop_consumed(c.deps_begin, hi);  // (entry hi is read by the next chunk: on a page kept)
     c.times.drop_consumed(hi);
     drop_consumed(c.status, hi);
     drop_consumed(c.action, hi);
   }
   // The plan holds what these said now, and no pass runs after this one.
-  release(c.order, c.action, c.thread, c.times, c.status, c.deps_begin);
+  release(c.order, c.action, c.thread, c.times, c.status, c.deps_at);
   plan.paths = std::move(c.paths);
   plan.deps = std::move(c.deps);
   plan.threads = std::move(c.threads);
@@ -274,7 +328,8 @@ Result<Done> run_plan(InferContext& c) {
 
 }  // namespace
 
-Result<Done> compute_figures(Plan& plan) { return figures_of(PlanRequests{plan}, plan.deps, plan.figures); }
+Result<Done> compute_figures(Plan& plan) { return figures_of(PlanRequests{plan}, plan.deps, plan.threads, plan.figures);
+}
 
 Pass CreatePlanPass() {
   return Pass{"plan", {"requests", "paths", "initial_state", "fds", "fd_keys", "processes", "deps", "uring"}, {"plan"}, run_plan};

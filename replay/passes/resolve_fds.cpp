@@ -35,11 +35,12 @@ class FdResolver {
 
   void run() {
     const auto n = c_.order.size();
-    c_.fd_refs_begin.assign(n + 1, 0);
+    c_.fd_refs_at = CsrOffsets{};
+    c_.fd_refs_at.reserve(static_cast<uint32_t>(n));
     c_.fd_refs.reserve(n + n / 4);
     // One decode of each event serves both the lifetime entries and the fd keys.
     for (uint32_t r = 0; r < n; ++r) {
-      c_.fd_refs_begin[r] = static_cast<uint32_t>(c_.fd_refs.size());
+      c_.fd_refs_at.push_back(static_cast<uint32_t>(c_.fd_refs.size()));
       if (trace::syscall_by_nr(c_.nr[r]) == nullptr) {  // no fds known: nothing to decode
         keys_.skip();
         continue;
@@ -53,7 +54,7 @@ class FdResolver {
         fork(e);
       }
     }
-    c_.fd_refs_begin[n] = static_cast<uint32_t>(c_.fd_refs.size());
+    c_.fd_refs_at.finish(static_cast<uint32_t>(c_.fd_refs.size()));
     c_.fd_keys = keys_.take();
   }
 

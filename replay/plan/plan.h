@@ -24,8 +24,9 @@ namespace rastro::replay {
 
 enum class Ordering : uint8_t { kThread, kFs, kTemporal };
 
-// Why an edge exists (thread = program order; fd-stage/fd-seq/file/path = ARTC ROOT resource
-// rules; temporal = completed-before-began in the trace).
+// Why an edge exists (thread = program order, which the plan never stores: replay/plan/
+// thread_order.h; fd-stage/fd-seq/file/path = ARTC ROOT resource rules; temporal =
+// completed-before-began in the trace).
 enum class EdgeKind : uint8_t { kThread, kFdStage, kFdSeq, kFile, kPath, kTemporal, kMapping };
 inline constexpr int kEdgeKinds = 7;
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "replay/plan/plan_names.h"
+#include "replay/plan/thread_order.h"
 
 namespace rastro::replay {
 
@@ -56,11 +57,13 @@ void write_plan_dot(std::ostream& out, const Plan& plan) {
     }
     out << "  }\n";
   }
+  const std::vector<uint32_t> prev = thread_predecessors(plan);  // program order, the first edge
+  auto edge = [&](uint32_t from, uint32_t to, EdgeKind kind) {
+    out << fmt::format("  r{} -> r{} [color={}, tooltip=\"{}\"];\n", from, to, edge_kind_colour(kind), edge_kind_name(kind));
+  };
   for (uint32_t r = 0; r < plan.requests.size(); ++r) {
-    for (const Dep& d : deps_of(plan, r)) {
-      out << fmt::format("  r{} -> r{} [color={}, tooltip=\"{}\"];\n", d.request, r, edge_kind_colour(d.kind),
-                         edge_kind_name(d.kind));
-    }
+    if (prev[r] != kNoRequest) edge(prev[r], r, EdgeKind::kThread);
+    for (const Dep& d : deps_of(plan, r)) edge(d.request, r, d.kind);
   }
   out << "  subgraph cluster_legend {\n    label=\"edge kinds\";\n";
   for (int k = 0; k < kEdgeKinds; ++k) {

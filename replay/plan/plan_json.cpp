@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "replay/plan/plan_names.h"
+#include "replay/plan/thread_order.h"
 
 namespace rastro::replay {
 
@@ -181,6 +182,7 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
     out << "]}";
   }
   out << "],\n\"requests\":[";
+  const std::vector<uint32_t> prev = thread_predecessors(plan);  // program order, the first edge
   std::string line;
   for (size_t r = 0; r < plan.requests.size(); ++r) {
     const Request& rq = plan.requests[r];
@@ -200,10 +202,11 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
       first = false;
     }
     line += "],\"deps\":[";
-    const std::span<const Dep> deps = deps_of(plan, static_cast<uint32_t>(r));
-    for (size_t k = 0; k < deps.size(); ++k) {
-      const Dep& d = deps[k];
-      fmt::format_to(std::back_inserter(line), "{}[{},\"{}\"]", k ? "," : "", d.request, edge_kind_name(d.kind));
+    bool first_dep = prev[r] == kNoRequest;
+    if (!first_dep) fmt::format_to(std::back_inserter(line), "[{},\"{}\"]", prev[r], edge_kind_name(EdgeKind::kThread));
+    for (const Dep& d : deps_of(plan, static_cast<uint32_t>(r))) {
+      fmt::format_to(std::back_inserter(line), "{}[{},\"{}\"]", first_dep ? "" : ",", d.request, edge_kind_name(d.kind));
+      first_dep = false;
     }
     line += "]";
     // fd keys (replay/plan/plan.h FdKeys): slots 0-5 = arguments, 6 = returned fd, 7 = second fd

@@ -19,6 +19,7 @@
 #include "cli_test_util.h"
 #include "real_replay_util.h"
 #include "replay/passes/replay_passes.h"
+#include "replay/plan/thread_order.h"
 #include "trace/io/trace_io.h"
 #include "trace/model/trace.h"
 
@@ -114,14 +115,16 @@ TEST_P(RealProgramReplay, FewMismatchesDependenciesRespectedNothingOutsideTheRoo
     return (e.flags & rastro::trace::kEventReplayed) && !(e.flags & rastro::trace::kEventSkipped);
   };
   size_t checked = 0;
+  const std::vector<uint32_t> prev = rastro::replay::thread_predecessors(plan);  // program order
   for (uint32_t r = 0; r < plan.requests.size(); ++r) {
     if (!ran(r)) continue;
-    for (const rastro::replay::Dep& edge : rastro::replay::deps_of(plan, r)) {
-      const uint32_t dep = edge.request;
-      if (!ran(dep)) continue;
+    auto respected = [&](uint32_t dep) {
+      if (!ran(dep)) return;
       EXPECT_GE(replay_out.events[r].begin_ns, replay_out.events[dep].end_ns) << r << " began before " << dep;
       ++checked;
-    }
+    };
+    if (prev[r] != rastro::replay::kNoRequest) respected(prev[r]);
+    for (const rastro::replay::Dep& edge : rastro::replay::deps_of(plan, r)) respected(edge.request);
   }
   EXPECT_GT(checked, 0u);
 }

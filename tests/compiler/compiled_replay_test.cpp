@@ -15,6 +15,7 @@
 
 #include "compiler/codegen/cpp_literal.h"
 #include "replay/passes/replay_passes.h"
+#include "replay/plan/thread_order.h"
 #include "trace/io/trace_io.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -67,14 +68,16 @@ void expect_dependencies_respected(const trace::Trace& source, const trace::Trac
     return (out.events[r].flags & trace::kEventReplayed) && !(out.events[r].flags & trace::kEventSkipped);
   };
   size_t checked = 0;
+  const std::vector<uint32_t> prev = replay::thread_predecessors(plan);  // program order
   for (uint32_t r = 0; r < plan.requests.size(); ++r) {
     if (!ran(r)) continue;
-    for (const replay::Dep& d : replay::deps_of(plan, r)) {
-      const uint32_t dep = d.request;
-      if (!ran(dep)) continue;
+    auto respected = [&](uint32_t dep) {
+      if (!ran(dep)) return;
       EXPECT_GE(out.events[r].begin_ns, out.events[dep].end_ns) << r << " began before " << dep;
       ++checked;
-    }
+    };
+    if (prev[r] != replay::kNoRequest) respected(prev[r]);
+    for (const replay::Dep& d : replay::deps_of(plan, r)) respected(d.request);
   }
   EXPECT_GT(checked, 0u);
 }

@@ -445,6 +445,30 @@ TEST(InferenceFigures, ForwardDependencyWithoutCycleIsScheduledAfterIt) {
   EXPECT_EQ(p.figures.edges_by_kind[static_cast<int>(EdgeKind::kPath)], 1u);
 }
 
+// Program order is each thread's list (PlanThread::requests), also where a plan built by hand
+// lists them out of index order: then the figures read it from the lists (a forward edge here,
+// 2 before 0) and order the plan with Boost's topological sort.
+TEST(InferenceFigures, ProgramOrderIsTheThreadsListAlsoOutOfIndexOrder) {
+  PlanTraceBuilder b;
+  b.add(1, 1, 0, 10, "stat", {"/a", 0}, 0);    // 0: 10 ns
+  b.add(1, 2, 5, 25, "stat", {"/b", 0}, 0);    // 1: 20 ns
+  b.add(1, 3, 30, 70, "stat", {"/c", 0}, 0);   // 2: 40 ns
+  Plan p = infer(b.take(), Ordering::kThread);
+  ASSERT_TRUE(p.deps.empty());
+  EXPECT_EQ(p.figures.critical_path_ns, 40);  // three threads, no edges
+  EXPECT_EQ(p.figures.max_parallelism, 3u);
+  p.threads.resize(1);
+  p.threads[0].requests = {2, 0, 1};
+  for (Request& q : p.requests) q.thread = 0;
+  ASSERT_TRUE(compute_figures(p).ok());
+  EXPECT_EQ(p.figures.critical_path_ns, 70);  // one chain: 40 + 10 + 20
+  EXPECT_EQ(p.figures.max_parallelism, 1u);
+  EXPECT_EQ(p.figures.edges_by_kind[static_cast<int>(EdgeKind::kThread)], 2u);
+  EXPECT_EQ(p.figures.unconstrained, 1u);  // 2, the first of the list
+  p.threads[0].requests = {2, 0, 2};  // a cycle through program order is refused
+  EXPECT_FALSE(compute_figures(p).ok());
+}
+
 // Enough requests for the figures' radix sort of start and end times (its small-range sort
 // stops at 64), with durations from 1 ns to past 2^40 ns (several 8-bit digits): the peak
 // parallelism of the ASAP schedule equals a plain std::sort sweep of the same intervals. Under
@@ -558,14 +582,18 @@ TEST(InferenceRandom, TemporalIsSparseAndReachesExactlyTheCompletedBeforeBeganCa
     Plan p = infer(random_trace(seed, threads, 250, 5), Ordering::kTemporal);
     const auto n = p.requests.size();
     std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
+    const std::vector<uint32_t> prev = thread_predecessors(p);  // program order (not stored)
     for (uint32_t r = 0; r < n; ++r) {
-      uint32_t temporal = 0;
-      for (const Dep& dep : deps_of(p, r)) {
-        const uint32_t d = dep.request;
-        temporal += dep.kind == EdgeKind::kTemporal;
+      auto reaches = [&](uint32_t d) {
         reach[r][d] = true;
         for (uint32_t x = 0; x < r; ++x)
           if (reach[d][x]) reach[r][x] = true;
+      };
+      if (prev[r] != kNoRequest) reaches(prev[r]);
+      uint32_t temporal = 0;
+      for (const Dep& dep : deps_of(p, r)) {
+        temporal += dep.kind == EdgeKind::kTemporal;
+        reaches(dep.request);
       }
       ASSERT_LE(temporal, static_cast<uint32_t>(threads)) << "request " << r;
     }

@@ -43,6 +43,10 @@ TEST(PlanOutput, JsonHasRequestsDepsKindsAndThreads) {
   EXPECT_EQ(j["threads"][0]["requests"], nlohmann::json::parse("[0,2]"));
   EXPECT_EQ(j["figures"]["edges_by_kind"]["fd-stage"], 2);
   EXPECT_EQ(j["requests"][1]["begin_ns"], 200);  // relative to the first request
+  // Program order is written, counted and drawn, but not stored (replay/plan/thread_order.h).
+  EXPECT_EQ(j["figures"]["edges_by_kind"]["thread"], 1);
+  for (const Dep& d : r.value().deps) EXPECT_NE(d.kind, EdgeKind::kThread) << "request " << d.request;
+  EXPECT_EQ(r.value().deps.size(), 2u);
 }
 
 TEST(PlanOutput, DotColoursEdgesByKind) {

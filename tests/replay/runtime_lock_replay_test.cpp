@@ -16,6 +16,7 @@
 
 #include "replay/engines/engine.h"
 #include "replay/passes/replay_passes.h"
+#include "replay/plan/thread_order.h"
 #include "replay/runtime/call_executor.h"
 #include "replay/runtime/fs_init.h"
 #include "replay_test_util.h"
@@ -185,18 +186,20 @@ TEST(LockReplay, ContentionTraceReplaysItsEagainWithBothEngines) {
 // dependencies, program order included).
 bool ordered_after(const Plan& plan, uint32_t to, uint32_t from) {
   std::vector<bool> seen(plan.requests.size(), false);
+  const std::vector<uint32_t> prev = thread_predecessors(plan);  // program order (not stored)
   std::vector<uint32_t> todo{to};
+  auto visit = [&](uint32_t d) {
+    if (!seen[d]) {
+      seen[d] = true;
+      todo.push_back(d);
+    }
+  };
   while (!todo.empty()) {
     const uint32_t r = todo.back();
     todo.pop_back();
     if (r == from) return true;
-    for (const Dep& dep : deps_of(plan, r)) {
-      const uint32_t d = dep.request;
-      if (!seen[d]) {
-        seen[d] = true;
-        todo.push_back(d);
-      }
-    }
+    if (prev[r] != kNoRequest) visit(prev[r]);
+    for (const Dep& dep : deps_of(plan, r)) visit(dep.request);
   }
   return false;
 }

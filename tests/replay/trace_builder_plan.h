@@ -13,6 +13,7 @@
 
 #include "replay/plan/plan.h"
 #include "replay/plan/plan_names.h"
+#include "replay/plan/thread_order.h"
 #include "trace/model/trace.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -58,11 +59,14 @@ class PlanTraceBuilder {
   trace::Trace t_;
 };
 
-// Edges as (from request, to request, kind name), from the plan's CSR storage.
+// Edges as (from request, to request, kind name): program order (thread_order.h), then the
+// plan's CSR storage.
 using Edge = std::tuple<uint32_t, uint32_t, std::string>;
 inline std::set<Edge> edges_of(const Plan& p, bool with_thread = true) {
   std::set<Edge> out;
+  const std::vector<uint32_t> prev = thread_predecessors(p);
   for (uint32_t r = 0; r < p.requests.size(); ++r) {
+    if (with_thread && prev[r] != kNoRequest) out.emplace(prev[r], r, std::string(edge_kind_name(EdgeKind::kThread)));
     for (const Dep& d : deps_of(p, r)) {
       if (!with_thread && d.kind == EdgeKind::kThread) continue;
       out.emplace(d.request, r, std::string(edge_kind_name(d.kind)));
