@@ -57,7 +57,7 @@ Result<Done> run_parse(InferContext& c) {
     std::vector<uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return ev.begin_ns(a) < ev.begin_ns(b); });
-    c.order = EventOrder(std::move(order));
+    c.order = EventOrder(order);  // (int16 distances; the uint32 column goes at the block end)
   }
 
   c.action.resize(n);
