@@ -149,7 +149,7 @@ void BM_Passes(benchmark::State& state) {
       ms[pass] += now - last;
       // What the context holds besides the trace after each pass (the passes' private state,
       // e.g. fd tables and per-resource users, is small next to it for this trace).
-      size_t b = cap(c.order) + cap(c.action) + cap(c.thread) + c.times.memory_bytes() + cap(c.nr) +
+      size_t b = c.order.memory_bytes() + cap(c.action) + c.thread.memory_bytes() + c.times.memory_bytes() + cap(c.nr) +
                  cap(c.status) + c.paths.memory_bytes() + c.fd_refs_at.memory_bytes() + cap(c.fd_refs) + cap(c.fd_entries) + cap(c.ofds) +
                  cap(c.deps) + c.deps_at.memory_bytes() + cap(c.plan.requests) + cap(c.plan.deps);
       for (const auto& th : c.threads) b += cap(th.requests);

@@ -6,6 +6,7 @@
 // blocked while others completed) are kept exactly aside.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -35,6 +36,7 @@ class EventOrder {
   uint32_t size() const { return n_; }
   bool is_identity() const { return delta_.empty(); }
   size_t far_requests() const { return far_.size(); }
+  size_t memory_bytes() const { return delta_.size() * sizeof(int16_t) + far_.size() * sizeof(far_[0]); }
 
   // Requests [0, upto) are never asked again (the plan pass consumes the order front to back).
   void drop_consumed(uint32_t upto) { rastro::drop_consumed(delta_, upto); }

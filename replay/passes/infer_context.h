@@ -10,6 +10,7 @@
 
 #include "replay/passes/csr_offsets.h"
 #include "replay/passes/event_order.h"
+#include "replay/passes/thread_column.h"
 #include "replay/passes/time_column.h"
 #include "replay/plan/path_column.h"
 #include "replay/plan/plan.h"
@@ -69,7 +70,7 @@ struct InferContext {
   // parse
   EventOrder order;                      // request -> event index
   std::vector<RequestAction> action;
-  std::vector<uint32_t> thread;          // request -> thread index
+  ThreadColumn thread;                   // request -> thread index
   TimeColumn times;                      // absolute traced begin/end (end = INT64_MAX if unfinished)
   // Compact copies of what later passes test on every request, so that they touch the (large)
   // events only for the calls whose arguments they need.

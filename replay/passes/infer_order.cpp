@@ -39,7 +39,7 @@ struct PathState {
 // the latest dependency is kept; `slot_` maps a thread to its candidate, so each want() is O(1).
 class DepCollector {
  public:
-  explicit DepCollector(const std::vector<uint32_t>& thread, size_t threads)
+  explicit DepCollector(const ThreadColumn& thread, size_t threads)
       : thread_(thread), slot_(threads, kNone) {}
 
   void start(uint32_t r) {
@@ -67,7 +67,7 @@ class DepCollector {
   }
 
  private:
-  const std::vector<uint32_t>& thread_;
+  const ThreadColumn& thread_;
   std::vector<uint32_t> slot_;
   uint32_t r_ = 0;
   std::vector<Dep> cand_;

@@ -61,7 +61,7 @@ Result<Done> run_parse(InferContext& c) {
   }
 
   c.action.resize(n);
-  c.thread.resize(n);
+  std::vector<uint32_t> thread(n);  // (narrowed into c.thread at the end)
   c.times = TimeColumn{};
   c.times.reserve(n);
   c.nr.resize(n);
@@ -86,12 +86,13 @@ Result<Done> run_parse(InferContext& c) {
       if (fresh) c.threads.push_back(PlanThread{e.pid, e.tid, {}});
       slot = {key, it->second};
     }
-    c.thread[r] = slot.second;
+    thread[r] = slot.second;
   }
   std::vector<uint32_t> count(c.threads.size(), 0);
-  for (uint32_t r = 0; r < n; ++r) ++count[c.thread[r]];
+  for (uint32_t r = 0; r < n; ++r) ++count[thread[r]];
   for (size_t t = 0; t < c.threads.size(); ++t) c.threads[t].requests.reserve(count[t]);
-  for (uint32_t r = 0; r < n; ++r) c.threads[c.thread[r]].requests.push_back(r);
+  for (uint32_t r = 0; r < n; ++r) c.threads[thread[r]].requests.push_back(r);
+  c.thread = ThreadColumn(thread);
   return Done{};
 }
 

@@ -306,7 +306,7 @@ Result<Done> run_plan(InferContext& c) {
       if (q.action == RequestAction::kReplay && (c.status[r] & kStatusFailed)) ++fig.failed;
     }
     c.order.drop_consumed(hi);
-    drop_consumed(c.thread, hi);
+    c.thread.drop_consumed(hi);
     c.times.drop_consumed(hi);
     drop_consumed(c.status, hi);
     drop_consumed(c.action, hi);
