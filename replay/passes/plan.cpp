@@ -146,16 +146,6 @@ bool threads_in_index_order(const Requests& req, const std::vector<PlanThread>& 
   return listed == req.size();
 }
 
-// Per request, its predecessor in its thread's list, for plans whose lists are not in index
-// order (thread_predecessors, with the list entries a plan built by hand may hold checked).
-std::vector<uint32_t> listed_predecessors(const std::vector<PlanThread>& threads, uint32_t n) {
-  std::vector<uint32_t> prev(n, kNoRequest);
-  for (const PlanThread& th : threads)
-    for (size_t i = 1; i < th.requests.size(); ++i)
-      if (th.requests[i] < n && th.requests[i - 1] < n) prev[th.requests[i]] = th.requests[i - 1];
-  return prev;
-}
-
 // The DAG part of the figures (see plan.h). Program order counts as each request's first edge,
 // of kind thread (replay/plan/thread_order.h).
 template <class Requests>
@@ -166,7 +156,7 @@ Result<Done> figures_of(const Requests& req, const std::vector<Dep>& deps, const
   fig.unconstrained = 0;
   const bool in_order = threads_in_index_order(req, threads);
   std::vector<uint32_t> prev;  // only where the cursor cannot serve
-  if (!in_order) prev = listed_predecessors(threads, n);
+  if (!in_order) prev = thread_predecessors(threads, n);
   ThreadOrderCursor cursor(in_order ? threads.size() : 0);
   size_t edges = 0;
   bool backwards = true;
@@ -195,7 +185,7 @@ Result<Done> figures_of(const Requests& req, const std::vector<Dep>& deps, const
   // cycle.
   std::vector<uint32_t> topo;  // left empty when index order is one (no 4 bytes per request)
   if (!backwards) {
-    if (prev.empty()) prev = listed_predecessors(threads, n);
+    if (prev.empty()) prev = thread_predecessors(threads, n);
     // Edges point from a request to its dependencies; the plan stores them grouped by request,
     // which is the CSR order.
     using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,

@@ -3,10 +3,14 @@
 namespace rastro::replay {
 
 std::vector<uint32_t> thread_predecessors(const Plan& plan) {
-  std::vector<uint32_t> prev(plan.requests.size(), kNoRequest);
-  for (const PlanThread& th : plan.threads)
+  return thread_predecessors(plan.threads, static_cast<uint32_t>(plan.requests.size()));
+}
+
+std::vector<uint32_t> thread_predecessors(const std::vector<PlanThread>& threads, uint32_t n) {
+  std::vector<uint32_t> prev(n, kNoRequest);
+  for (const PlanThread& th : threads)
     for (size_t i = 1; i < th.requests.size(); ++i)
-      if (th.requests[i] < prev.size()) prev[th.requests[i]] = th.requests[i - 1];
+      if (th.requests[i] < n && th.requests[i - 1] < n) prev[th.requests[i]] = th.requests[i - 1];
   return prev;
 }
 

@@ -15,6 +15,9 @@ inline constexpr uint32_t kNoRequest = UINT32_MAX;
 
 // Per request, the previous request of its thread (kNoRequest: none).
 std::vector<uint32_t> thread_predecessors(const Plan& plan);
+// The same from thread lists over n requests; list entries >= n (a plan built by hand) are
+// nobody's predecessor and have none.
+std::vector<uint32_t> thread_predecessors(const std::vector<PlanThread>& threads, uint32_t n);
 
 // The same, read in request index order without a per-request array, for plans whose threads
 // list their requests in index order (inferred plans do): prev(r) for r = 0, 1, 2, ...
