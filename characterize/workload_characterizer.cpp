@@ -24,8 +24,6 @@ double median(std::vector<double> v) {
 
 void append(std::vector<double>& to, const std::vector<double>& from) { to.insert(to.end(), from.begin(), from.end()); }
 
-size_t at(OpCategory c) { return static_cast<size_t>(c); }
-
 }  // namespace
 
 const std::vector<std::string>& thread_feature_names() {
@@ -38,11 +36,11 @@ const std::vector<std::string>& thread_feature_names() {
 
 std::vector<double> thread_feature_vector(const ThreadFeatures& t) {
   OpMix f = normalised(t.counts);
-  return {f[at(OpCategory::kRead)],
-          f[at(OpCategory::kWrite)],
-          f[at(OpCategory::kOpen)] + f[at(OpCategory::kClose)],
-          f[at(OpCategory::kMeta)] + f[at(OpCategory::kNamespace)],
-          f[at(OpCategory::kSync)],
+  return {f[category_index(OpCategory::kRead)],
+          f[category_index(OpCategory::kWrite)],
+          f[category_index(OpCategory::kOpen)] + f[category_index(OpCategory::kClose)],
+          f[category_index(OpCategory::kMeta)] + f[category_index(OpCategory::kNamespace)],
+          f[category_index(OpCategory::kSync)],
           log10p(mean(t.read_sizes)),
           log10p(mean(t.write_sizes)),
           log10p(median(t.think_ns)),
@@ -151,8 +149,8 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
                                                        : 0.0;
   c.reuse_fraction = references ? static_cast<double>(rereferences) / static_cast<double>(references) : 0.0;
   // Read/write calls per open, failed and end-of-file ones included: the mix counts them too.
-  double opens = counts[at(OpCategory::kOpen)];
-  c.transfers_per_open = (counts[at(OpCategory::kRead)] + counts[at(OpCategory::kWrite)]) / std::max(1.0, opens);
+  double opens = counts[category_index(OpCategory::kOpen)];
+  c.transfers_per_open = (counts[category_index(OpCategory::kRead)] + counts[category_index(OpCategory::kWrite)]) / std::max(1.0, opens);
   c.eof_session_fraction = sessions ? static_cast<double>(eof_sessions) / static_cast<double>(sessions) : 0.0;
   c.whole_read_fraction = eof_sessions ? static_cast<double>(whole_reads) / static_cast<double>(eof_sessions) : 0.0;
   // Of the sessions not read whole (those with more than the one read): a whole read is the only
@@ -182,8 +180,8 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   double kind_writes = 0;
   for (double n : create_writes) kind_writes += n;
   for (double n : append_writes) kind_writes += n;
-  double partial_reads = std::max(0.0, counts[at(OpCategory::kRead)] - static_cast<double>(eof_reads));
-  double partial_calls = partial_reads + std::max(0.0, counts[at(OpCategory::kWrite)] - kind_writes);
+  double partial_reads = std::max(0.0, counts[category_index(OpCategory::kRead)] - static_cast<double>(eof_reads));
+  double partial_calls = partial_reads + std::max(0.0, counts[category_index(OpCategory::kWrite)] - kind_writes);
   c.failed_open_fraction = opens > 0 ? std::max(0.0, opens - static_cast<double>(sessions)) / opens : 0.0;
   uint64_t partial_sessions = sessions - eof_sessions - create_sessions - append_sessions;
   c.partial_transfers_per_open = partial_calls / std::max<double>(1.0, static_cast<double>(partial_sessions));
@@ -192,14 +190,14 @@ ClassModel build_class_model(const WorkloadFeatures& w, const std::vector<size_t
   c.partial_sequential_fraction = partial_transfers ? static_cast<double>(sequential - eof_sequential - kind_sequential) /
                                                           static_cast<double>(partial_transfers)
                                                     : c.sequential_fraction;
-  double namespace_calls = counts[at(OpCategory::kNamespace)];
+  double namespace_calls = counts[category_index(OpCategory::kNamespace)];
   c.namespace_per_open = namespace_calls / std::max(1.0, opens);
   double namespace_total = 0;
   for (double n : namespace_counts) namespace_total += n;
   for (size_t k = 0; k < kNamespaceOps; ++k) c.namespace_mix[k] = namespace_total > 0 ? namespace_counts[k] / namespace_total : 0.0;
   c.namespace_failed_fraction = namespace_total > 0 ? static_cast<double>(namespace_failed) / namespace_total : 0.0;
-  double writes = counts[at(OpCategory::kWrite)];
-  c.syncs_per_write = writes > 0 ? counts[at(OpCategory::kSync)] / writes : 0.0;
+  double writes = counts[category_index(OpCategory::kWrite)];
+  c.syncs_per_write = writes > 0 ? counts[category_index(OpCategory::kSync)] / writes : 0.0;
   c.files = file_refs.size();
   std::vector<double> sizes, incarnation_sizes, base_sizes;
   std::vector<std::pair<double, uint32_t>> refs;  // (opens, file)
@@ -242,8 +240,8 @@ Characterization characterize(const trace::Trace& trace, const std::string& sour
   m.duration_s = static_cast<double>(w.span_ns) / 1e9;
   for (double c : w.counts) m.calls += static_cast<uint64_t>(c);
   m.mix = normalised(w.counts);
-  m.metadata_share = m.mix[at(OpCategory::kMeta)] + m.mix[at(OpCategory::kNamespace)] +
-                     m.mix[at(OpCategory::kOpen)] + m.mix[at(OpCategory::kClose)];
+  m.metadata_share = m.mix[category_index(OpCategory::kMeta)] + m.mix[category_index(OpCategory::kNamespace)] +
+                     m.mix[category_index(OpCategory::kOpen)] + m.mix[category_index(OpCategory::kClose)];
   uint64_t rb = 0, wb = 0;
   for (const ThreadFeatures& t : w.threads) {
     rb += t.read_bytes;

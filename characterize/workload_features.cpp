@@ -44,7 +44,7 @@ class ReuseStack {
 // An open -> close session of one thread on one file. It read the file to its end when a read
 // returned 0, or when its reads reached the largest extent the trace shows for what the path held
 // then (a program that knows the size, as tar, stops there without the 0-byte read).
-struct Session {
+struct OpenCloseSession {
   uint32_t file = 0;
   uint32_t incarnation = 0;  // of the file, when it was opened
   SessionKind kind = SessionKind::kPlain;
@@ -59,7 +59,7 @@ struct Session {
 };
 
 // Create and append sessions are kept apart (their writes make the file).
-void commit_session(ThreadFeatures& t, const Session& s, const std::vector<uint64_t>& incarnation_extent) {
+void commit_session(ThreadFeatures& t, const OpenCloseSession& s, const std::vector<uint64_t>& incarnation_extent) {
   if (s.kind != SessionKind::kPlain) {
     bool create = s.kind == SessionKind::kCreate;
     ++(create ? t.create_sessions : t.append_sessions);
@@ -277,17 +277,17 @@ WorkloadFeatures measure_features(const trace::Trace& trace) {
   };
   struct ThreadFileState {
     std::unordered_map<uint32_t, uint64_t> end;  // file -> end of the thread's last transfer
-    std::unordered_map<uint32_t, Session> open;  // file -> the session in progress
+    std::unordered_map<uint32_t, OpenCloseSession> open;  // file -> the session in progress
     std::set<uint32_t> files;
     ReuseStack stack;
     std::map<uint32_t, uint64_t> references;
   };
   std::map<std::pair<int32_t, int32_t>, ThreadFileState> state;
-  std::vector<std::pair<ThreadFeatures*, Session>> finished;  // judged once every extent is known
+  std::vector<std::pair<ThreadFeatures*, OpenCloseSession>> finished;  // judged once every extent is known
   // Bytes the last closed create session of each file wrote: a re-creation writing as many again
   // (a file that keeps its size, as Filebench's fileset entries do) is counted.
   std::unordered_map<uint32_t, uint64_t> created_bytes;
-  auto created = [&](ThreadFeatures& t, const Session& s) {
+  auto created = [&](ThreadFeatures& t, const OpenCloseSession& s) {
     if (s.kind != SessionKind::kCreate) return;
     auto [it, first] = created_bytes.try_emplace(s.file, s.bytes_written);
     if (first) return;
@@ -330,7 +330,7 @@ WorkloadFeatures measure_features(const trace::Trace& trace) {
       ++t.sessions;
       auto [it, added] = st.open.try_emplace(a.file);
       if (!added) finished.push_back({&t, it->second});
-      it->second = Session{};
+      it->second = OpenCloseSession{};
       it->second.file = a.file;
       it->second.incarnation = incarnation_of[a.file];
       it->second.made_in_trace = incarnation_made[incarnation_of[a.file]];
@@ -340,7 +340,7 @@ WorkloadFeatures measure_features(const trace::Trace& trace) {
     }
     if (a.kind != trace::AccessKind::kRead && a.kind != trace::AccessKind::kWrite) continue;
     auto session = st.open.find(a.file);
-    Session* s = session == st.open.end() ? nullptr : &session->second;
+    OpenCloseSession* s = session == st.open.end() ? nullptr : &session->second;
     if (s && a.kind == trace::AccessKind::kRead) {
       ++s->reads;
       s->largest_request = std::max(s->largest_request, a.requested);

@@ -20,6 +20,8 @@ namespace rastro::characterize {
 // exec) are structure, not I/O, and are left out of the mix.
 enum class OpCategory : uint8_t { kRead, kWrite, kOpen, kClose, kMeta, kSync, kNamespace, kOther };
 inline constexpr size_t kOpCategories = 8;
+// A category's index in per-category arrays (the mix, the counts).
+constexpr size_t category_index(OpCategory c) { return static_cast<size_t>(c); }
 std::string_view op_category_name(OpCategory c);
 // The category of a syscall, from the table's classes and return kind.
 OpCategory op_category(const trace::SyscallInfo& s);

@@ -40,8 +40,6 @@ constexpr int64_t kAtFdcwd = -100;
 constexpr int32_t kFirstId = 1000;  // synthetic pids/tids start here
 constexpr uint64_t kAlign = 512;    // random offsets are aligned like real block-sized I/O
 
-size_t at(OpCategory c) { return static_cast<size_t>(c); }
-
 // Threads sharing files (ClassModel::shares_files) are generated in turns, one OS thread each.
 constexpr uint64_t kMaxTurnThreads = 1024;
 
@@ -179,8 +177,8 @@ class ThreadWriter {
     double synthesized = 0;
     for (OpCategory k : {OpCategory::kRead, OpCategory::kWrite, OpCategory::kOpen, OpCategory::kClose,
                          OpCategory::kMeta, OpCategory::kSync, OpCategory::kNamespace})
-      synthesized += c.mix[at(k)];
-    const double meta_share = synthesized > 0 ? c.mix[at(OpCategory::kMeta)] / synthesized : 0.0;
+      synthesized += c.mix[category_index(k)];
+    const double meta_share = synthesized > 0 ? c.mix[category_index(OpCategory::kMeta)] / synthesized : 0.0;
     meta_per_call_ = meta_share < 1.0 ? meta_share / (1.0 - meta_share) : 0.0;
     meta_credit_ = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
   }
@@ -756,7 +754,7 @@ void synthesize_thread(trace::Trace& t, const ClassModel& c, ClassDraws& draws, 
   // Calls per thread count every call of the mix; "other" calls (mmap, fcntl, ...) are not
   // synthesized, so the synthesized calls stop at their share: the thread then opens as many
   // files as the traced ones, instead of filling their budget with more sessions.
-  double synthesized_share = 1.0 - c.mix[at(OpCategory::kOther)];
+  double synthesized_share = 1.0 - c.mix[category_index(OpCategory::kOther)];
   uint64_t target =
       static_cast<uint64_t>(std::max(1.0, std::round(c.calls_per_thread.quantile(stratum) * synthesized_share)));
   int64_t stop = o.duration_s ? start + static_cast<int64_t>(*o.duration_s * 1e9) : 0;

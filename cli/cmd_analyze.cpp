@@ -37,7 +37,7 @@ void print_table(const nlohmann::json& entries) {
   if (undefined) fmt::print("({} undefined values; see --json for the reasons)\n", undefined);
 }
 
-rastro::cli::RegisterCommand reg{
+rastro::cli::RegisterCommand register_analyze{
     {"analyze", "Catalogue from experiment results: precision, bias, significance, F-test, normality, calibration", 120,
      [](CLI::App& app) {
        auto path = std::make_shared<std::string>();

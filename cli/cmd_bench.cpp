@@ -202,7 +202,7 @@ void setup_macro(CLI::App& app) {
   });
 }
 
-rastro::cli::RegisterCommand reg{{"bench",
+rastro::cli::RegisterCommand register_bench{{"bench",
                                   "Run a reference workload (micro RR/RW/SR/SW, macro fileserver) timing "
                                   "every request itself, and write it as a uniform trace",
                                   70, [](CLI::App& app) {

@@ -210,7 +210,7 @@ void setup_predict(CLI::App& app) {
   });
 }
 
-rastro::cli::RegisterCommand reg{
+rastro::cli::RegisterCommand register_calibrate{
     {"calibrate", "Calibration curves: fit from reference data, apply to a trace, show, predict with intervals", 110,
      [](CLI::App& app) {
        app.require_subcommand(1);

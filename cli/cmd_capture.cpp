@@ -217,7 +217,7 @@ void run_capture(Args a) {
   rastro::cli::set_exit_code(status);
 }
 
-rastro::cli::RegisterCommand reg{
+rastro::cli::RegisterCommand register_capture{
     {"capture", "Capture the FS syscalls of a command or process (strace, ptrace, ebpf, stap backends)", 60,
      [](CLI::App& app) {
        auto a = std::make_shared<Args>();

@@ -12,7 +12,7 @@
 
 namespace {
 
-rastro::cli::RegisterCommand reg{
+rastro::cli::RegisterCommand register_cat{
     {"cat", "Print a trace as TSV (columns pid tid begin end function args rvalue ...)", 20, [](CLI::App& app) {
        auto path = std::make_shared<std::string>();
        auto csv = std::make_shared<bool>(false);

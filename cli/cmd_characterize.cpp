@@ -18,18 +18,18 @@ namespace {
 
 namespace ch = rastro::characterize;
 
-struct Options {
+struct CharacterizeFlags {
   std::string trace, model, report, method = "kmeans", validate;
   size_t replays = 0;
   size_t k = 0, max_k = 8;
 };
 
-rastro::cli::RegisterCommand reg{
+rastro::cli::RegisterCommand register_characterize{
     {"characterize",
      "Workload model of a trace: per-thread/file features, classes by clustering (k-means or GMM), "
      "JSON model, Markdown/HTML report with plots; --validate checks a synthetic trace against it",
      45, [](CLI::App& app) {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<CharacterizeFlags>();
        app.add_option("TRACE", o->trace, "Trace file (.rastro, .tsv or .csv)")->required();
        app.add_option("-o,--output", o->model, "Write the model as JSON (docs/characterize.md)");
        app.add_option("--report", o->report, "Write characterize.md, characterize.html and SVG plots into this directory");

@@ -21,14 +21,14 @@ namespace {
 
 using namespace rastro;
 
-struct Options {
+struct CompareFlags {
   std::string original, replayed, summary;
   bool json = false;
   bool by_call = false;
   std::optional<double> max_span_error, min_replayed;
 };
 
-void run(const Options& o) {
+void run_compare(const CompareFlags& o) {
   trace::FidelityReport report = trace::compare_replay(o.original, o.replayed, o.summary);
   const auto failures = trace::threshold_failures(report, {o.max_span_error, o.min_replayed});
   if (o.json) {
@@ -49,14 +49,14 @@ void run(const Options& o) {
   }
 }
 
-cli::RegisterCommand reg{
+cli::RegisterCommand register_compare{
     {"compare",
      "Fidelity of a replay: per call class and syscall, calls replayed / skipped (by reason) / mismatched, "
      "replay/original latency ratio (raw, and -b: the replayed durations minus the replayer's timer bias from "
      "REPLAYED's header), the replayer's own delay per call (ovh.us: issue time - planned time), "
      "span error (exit 3 below --min-replayed or above --max-span-error)",
      105, [](CLI::App& app) {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<CompareFlags>();
        app.add_option("ORIGINAL", o->original, "The traced original (.rastro, .tsv or .csv)")->required();
        app.add_option("REPLAYED", o->replayed, "Its replay: the -o output of rastro replay or a compiled replayer")
            ->required();
@@ -70,7 +70,7 @@ cli::RegisterCommand reg{
        app.add_option("--min-replayed", o->min_replayed,
                       "Exit 3 when fewer than this percent of the original's calls were replayed with the traced "
                       "result");
-       app.callback([o] { run(*o); });
+       app.callback([o] { run_compare(*o); });
      }}};
 
 }  // namespace

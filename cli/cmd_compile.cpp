@@ -20,7 +20,7 @@ struct CompileOptions {
   bool build = false, verbose = false;
 };
 
-RegisterCommand reg{{"compile",
+RegisterCommand register_compile{{"compile",
                      "Generate a compiled (ARTC-style) replayer for a trace: a C++ program with one thread per traced "
                      "thread, requests and dependency waits as straight-line code over static data; --build makes DIR/replay",
                      100, [](CLI::App& app) {

@@ -20,7 +20,7 @@ struct DemoOptions {
   bool no_progress = false;
 };
 
-RegisterCommand reg{{"demo",
+RegisterCommand register_demo{{"demo",
                      "The main job: a small validation campaign — SR and SW micro-benchmarks at load levels 1-2, "
                      "run uninstrumented (the reference) and captured by eBPF, ptrace and strace in one randomised "
                      "order, replayed by the workers, coordinator and compiled replayers — and its catalogue report "

@@ -18,7 +18,7 @@ void print_flat(const nlohmann::json& j, const std::string& prefix) {
   fmt::print("{:<28} {}\n", prefix, j.is_string() ? j.get<std::string>() : j.dump());
 }
 
-rastro::cli::RegisterCommand reg{{"env", "Show the environment inventory recorded with every measurement", 50,
+rastro::cli::RegisterCommand register_env{{"env", "Show the environment inventory recorded with every measurement", 50,
                                   [](CLI::App& app) {
                                     auto json = std::make_shared<bool>(false);
                                     auto path = std::make_shared<std::string>(".");

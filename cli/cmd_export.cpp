@@ -20,7 +20,7 @@ std::string formats_help() {
   return s;
 }
 
-rastro::cli::RegisterCommand reg{
+rastro::cli::RegisterCommand register_export{
     {"export", "Export a trace as TSV, CSV, Chrome trace-event JSON (Perfetto), SQLite or a fio iolog", 30,
      [](CLI::App& app) {
        auto format = std::make_shared<std::string>();

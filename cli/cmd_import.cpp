@@ -93,7 +93,7 @@ void run_import(const ImportArgs& a) {
   }
 }
 
-rastro::cli::RegisterCommand reg{
+rastro::cli::RegisterCommand register_import{
     {"import", "Convert another tool's log into a rastro trace (strace -f -ttt -T [-y] logs)", 10,
      [](CLI::App& app) {
        app.require_subcommand(1);

@@ -47,7 +47,7 @@ void print_figures(const replay::Plan& plan, const std::string& path) {
              f.unresolved_paths);
 }
 
-cli::RegisterCommand reg{
+cli::RegisterCommand register_infer{
     {"infer", "Infer the replay plan (thread/fs/temporal dependencies) of a trace and print its figures", 80,
      [](CLI::App& app) {
        struct Opts {

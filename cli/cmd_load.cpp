@@ -75,7 +75,7 @@ void setup(CLI::App& app, LoadKind kind) {
   app.callback([a, kind] { run_load(kind, *a); });
 }
 
-rastro::cli::RegisterCommand reg{{"load", "Generate background load (CPU hogs, streaming writers) for selectivity studies",
+rastro::cli::RegisterCommand register_load{{"load", "Generate background load (CPU hogs, streaming writers) for selectivity studies",
                                   75, [](CLI::App& app) {
                                     app.require_subcommand(1);
                                     setup(*app.add_subcommand("cpu", "Busy-loop processes"), LoadKind::kCpu);

@@ -22,7 +22,7 @@ std::string offset_text(int64_t ns) {
   return fmt::format("{:+.1f} µs", static_cast<double>(ns) / 1e3);
 }
 
-void run(const std::string& dir, const std::string& output, bool json) {
+void run_merge(const std::string& dir, const std::string& output, bool json) {
   rastro::mpi::MergeReport rep;
   std::vector<std::string> warnings;
   rastro::trace::Trace merged;
@@ -59,7 +59,7 @@ void run(const std::string& dir, const std::string& output, bool json) {
                "for them (clock stepped? ranks migrated?)\n", rep.inversions_beyond_uncertainty);
 }
 
-rastro::cli::RegisterCommand reg{
+rastro::cli::RegisterCommand register_merge{
     {"merge", "Merge the per-rank traces of an MPI capture onto rank 0's clock (offsets, message order)", 62,
      [](CLI::App& app) {
        struct Opts {
@@ -70,7 +70,7 @@ rastro::cli::RegisterCommand reg{
        app.add_option("dir", o->dir, "Directory of rank-R.rastro traces (rastro capture --mpi -o DIR)")->required();
        app.add_option("-o,--output", o->output, "Merged trace")->capture_default_str();
        app.add_flag("--json", o->json, "Print the job's clock and message report as JSON");
-       app.callback([o] { run(o->dir, o->output, o->json); });
+       app.callback([o] { run_merge(o->dir, o->output, o->json); });
      }}};
 
 }  // namespace

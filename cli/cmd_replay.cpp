@@ -27,14 +27,14 @@ namespace {
 
 using namespace rastro;
 
-struct Options {
+struct ReplayFlags {
   std::string trace, ordering = "fs", timing = "fullspeed", engine = "workers";
   replay::SessionOptions session;
   bool mpi = false, no_cross_rank_order = false, quiet = false;
   double token_timeout_s = 60;
 };
 
-void run_mpi_rank(const Options& o) {
+void run_mpi_rank(const ReplayFlags& o) {
   mpi::RankReplayOptions ro;
   ro.job = o.trace;
   ro.out_dir = o.session.out;
@@ -48,7 +48,7 @@ void run_mpi_rank(const Options& o) {
   mpi::run_rank_replay(ro);
 }
 
-void run(const Options& o) {
+void run_replay(const ReplayFlags& o) {
   if (o.mpi) return run_mpi_rank(o);
   auto ordering = replay::parse_ordering(o.ordering).take();
   auto engine = replay::parse_engine(o.engine).take();
@@ -78,10 +78,10 @@ void run(const Options& o) {
   });
 }
 
-rastro::cli::RegisterCommand reg{
+rastro::cli::RegisterCommand register_replay{
     {"replay", "Replay a trace inside a sandbox root (event-based: workers or coordinator engine)", 90,
      [](CLI::App& app) {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<ReplayFlags>();
        app.add_option("TRACE", o->trace, "Trace to replay")->required();
        app.add_option("-O,--ordering", o->ordering, "Dependency ordering: thread, fs, temporal")->capture_default_str();
        app.add_option("-T,--timing", o->timing, "Timing: fullspeed, timestamp[:SPEED], think[:SPEED]")
@@ -103,7 +103,7 @@ rastro::cli::RegisterCommand reg{
                     "No progress line on stderr (shown on a terminal for long runs: reading, inference, requests replayed)");
        app.add_flag("--no-cross-rank-order", o->no_cross_rank_order,
                     "With --mpi: exchange no tokens, each rank runs unordered (a control for what the order costs)");
-       app.callback([o] { run(*o); });
+       app.callback([o] { run_replay(*o); });
      }}};
 
 }  // namespace

@@ -70,7 +70,7 @@ void print_rows(std::string_view title, std::string_view key_name, const std::ve
   if (rows.size() > top) fmt::print("  ... {} more (--top N, or --json for all)\n", rows.size() - top);
 }
 
-rastro::cli::RegisterCommand reg{
+rastro::cli::RegisterCommand register_stats{
     {"stats",
      "Condense a trace: count, bytes, latency mean/p50/p99/max and errors per function, thread "
      "and file; off-CPU time and context switches inside calls (eBPF); concurrency-level ECDF; "

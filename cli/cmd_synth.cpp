@@ -18,18 +18,18 @@ namespace {
 
 namespace ch = rastro::characterize;
 
-struct Options {
+struct SynthFlags {
   std::string model, out, scale, fio, filebench;
   uint64_t seed = 1;
 };
 
-rastro::cli::RegisterCommand reg{
+rastro::cli::RegisterCommand register_synth{
     {"synth",
      "Draw a synthetic trace from a workload model (`rastro characterize -o`), optionally scaled to N threads or S "
      "seconds; replayable with `rastro replay --init`; --fio / --filebench write the model as a fio job / Filebench "
      "workload",
      46, [](CLI::App& app) {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<SynthFlags>();
        app.add_option("MODEL", o->model, "Workload model JSON written by `rastro characterize -o`")->required();
        app.add_option("-o,--output", o->out, "Synthetic trace (.rastro, .tsv or .csv)");
        app.add_option("--scale", o->scale, "threads=N (total threads), duration=S (seconds per thread), comma-separated");

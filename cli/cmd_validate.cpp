@@ -28,7 +28,7 @@ struct ValidateOptions {
   std::string out;
 };
 
-RegisterCommand reg{{"validate",
+RegisterCommand register_validate{{"validate",
                      "Run a validation campaign (capture, replay, macro or mpi): replicated experiments in randomised, "
                      "resumable order, then the catalogue (JSON, Markdown, HTML with plots)",
                      130, [](CLI::App& app) {

@@ -22,7 +22,7 @@ std::string read_first_line(const std::string& path) {
   return line;
 }
 
-std::string trim(std::string s) {
+std::string trimmed(std::string s) {
   size_t b = s.find_first_not_of(" \t\r\n");
   size_t e = s.find_last_not_of(" \t\r\n");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
@@ -36,8 +36,8 @@ std::string proc_field(const std::string& path, const std::string& key) {
     if (line.compare(0, key.size(), key) != 0) continue;
     size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
-    if (trim(line.substr(0, colon)) != key) continue;
-    return trim(line.substr(colon + 1));
+    if (trimmed(line.substr(0, colon)) != key) continue;
+    return trimmed(line.substr(colon + 1));
   }
   return "";
 }
@@ -67,7 +67,7 @@ std::string command_first_line(const std::string& cmd) {
   while (std::fgets(buf, sizeof buf, f)) {
   }
   ::pclose(f);
-  return trim(line);
+  return trimmed(line);
 }
 
 // Unescapes mountinfo's octal escapes (\040 for a space).

@@ -106,7 +106,7 @@ FdKeyAssigner::FdKeyAssigner(const PlanTrace& trace, const EventOrder& events, s
     }
     for (int32_t t : s.tids) tid_to_pid_[t] = s.pid;
   }
-  creator_of_key_.assign(static_cast<size_t>(out_.count), kNone);
+  creator_of_key_.assign(static_cast<size_t>(out_.count), kNoIndex);
   out_.keys.reserve(events.size());
 }
 
@@ -150,7 +150,7 @@ void FdKeyAssigner::add_keys(uint32_t r, const trace::Event& e) {
       continue;
     }
     auto it = cur.find(fd);
-    keys_[static_cast<size_t>(i)] = it != cur.end() ? live_key(it->second) : new_key(kNone);
+    keys_[static_cast<size_t>(i)] = it != cur.end() ? live_key(it->second) : new_key(kNoIndex);
   }
   // Closes first: dup2 onto an open fd ends the old lifetime before creating the new one.
   if (ok && touches_fds(e.nr)) {

@@ -81,7 +81,7 @@ class FdKeyAssigner {
   // Lifetimes whose creator returned the fd after a later-begun create (fd_reuse.h):
   // (pid, traced fd) -> the key that takes the fd back when the current lifetime closes.
   std::map<std::pair<int32_t, int>, int32_t> deferred_;
-  std::vector<uint32_t> creator_of_key_;  // request, kNone = inherited
+  std::vector<uint32_t> creator_of_key_;  // request, kNoIndex = inherited
   std::map<int, int32_t>* cur_of_last_ = nullptr;
   int32_t last_pid_ = 0;
 };

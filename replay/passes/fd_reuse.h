@@ -41,7 +41,7 @@ namespace rastro::replay {
 
 // `event_of(j)`: the event of request j, requests in begin order, `n` of them. Returns the first
 // request j > r (at most kMaxReleaseLookahead later) of r's process that began before r ended,
-// succeeded, and ends fd `fd`'s table entry (close, or dup2/dup3 onto it); kNone when there is
+// succeeded, and ends fd `fd`'s table entry (close, or dup2/dup3 onto it); kNoIndex when there is
 // none (the release was not captured).
 // Whether the lifetime created by `held_creator` starts after the one `create` opens: it
 // returned the same fd later, so it cannot have held the fd when `create` got it.
@@ -67,23 +67,23 @@ uint32_t find_overlapping_release(uint32_t r, uint32_t n, int fd, EventOf&& even
       if (fx.closes[i] == fd) return j;
     }
   }
-  return kNone;
+  return kNoIndex;
 }
 
 // What happens to the lifetime still holding fd `fd` when request r creates it again.
 struct HeldFdFate {
   enum Kind { kEndsHere, kDeferred, kReleasedEarly } kind = kEndsHere;
-  uint32_t release = kNone;  // kReleasedEarly: the request that releases it (r < release)
+  uint32_t release = kNoIndex;  // kReleasedEarly: the request that releases it (r < release)
 };
 
 // The one rule both resolve_fds and plan_fd_keys apply. `held_creator`: the request that created
-// the held lifetime (kNone = inherited). Deferred when that creator returned the fd after r did;
+// the held lifetime (kNoIndex = inherited). Deferred when that creator returned the fd after r did;
 // released early by an overlapping later-begun release; otherwise its release was not captured
 // and it ends here.
 template <class EventOf>
 HeldFdFate held_fd_fate(uint32_t r, uint32_t n, int fd, uint32_t held_creator, EventOf&& event_of) {
-  if (held_creator != kNone && returns_after(event_of(held_creator), event_of(r))) return {HeldFdFate::kDeferred};
-  if (uint32_t j = find_overlapping_release(r, n, fd, event_of); j != kNone) return {HeldFdFate::kReleasedEarly, j};
+  if (held_creator != kNoIndex && returns_after(event_of(held_creator), event_of(r))) return {HeldFdFate::kDeferred};
+  if (uint32_t j = find_overlapping_release(r, n, fd, event_of); j != kNoIndex) return {HeldFdFate::kReleasedEarly, j};
   return {};
 }
 

@@ -18,7 +18,7 @@
 
 namespace rastro::replay {
 
-inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+inline constexpr uint32_t kNoIndex = std::numeric_limits<uint32_t>::max();
 inline constexpr uint8_t kStatusFailed = 1;      // rvalue is -errno
 inline constexpr uint8_t kStatusUnfinished = 2;  // never returned within the trace
 // With kStatusFailed: a lock attempt that found the lock held (F_SETLK, flock LOCK_NB: EAGAIN or
@@ -31,14 +31,14 @@ struct InferOptions {
 
 // resolve_fds: one lifetime of one fd number in one fd table.
 struct FdEntry {
-  uint32_t creator = kNone;  // request that created it; kNone = inherited / opened before capture
-  uint32_t ofd = kNone;      // its open file description
+  uint32_t creator = kNoIndex;  // request that created it; kNoIndex = inherited / opened before capture
+  uint32_t ofd = kNoIndex;      // its open file description
 };
 
 // resolve_fds: an open file description (shared by dup'ed and inherited fds, with the offset).
 struct Ofd {
   trace::StrId path = trace::kNoStr;  // absolute path it was opened with, when known
-  uint32_t creator = kNone;
+  uint32_t creator = kNoIndex;
 };
 
 // resolve_fds: what a request does to an fd-table entry.

@@ -17,21 +17,21 @@ namespace {
 // The users of one resource (fd lifetime, open file description, file, path incarnation).
 struct Users {
   std::vector<std::pair<uint32_t, uint32_t>> by_thread;  // (thread, its last user)
-  uint32_t done = kNone;           // the user with the latest end among those known completed
+  uint32_t done = kNoIndex;           // the user with the latest end among those known completed
   std::vector<uint32_t> inflight;  // users not yet known to have completed
 
   void reset() {
     by_thread.clear();
     inflight.clear();
-    done = kNone;
+    done = kNoIndex;
   }
 };
 
 struct PathState {
   bool live = false;
-  uint32_t creator = kNone;  // call that made it exist (kNone: it existed before the trace)
-  uint32_t remover = kNone;  // call that last removed it
-  uint32_t file = kNone;
+  uint32_t creator = kNoIndex;  // call that made it exist (kNoIndex: it existed before the trace)
+  uint32_t remover = kNoIndex;  // call that last removed it
+  uint32_t file = kNoIndex;
   Users users;
 };
 
@@ -40,18 +40,18 @@ struct PathState {
 class DepCollector {
  public:
   explicit DepCollector(const ThreadColumn& thread, size_t threads)
-      : thread_(thread), slot_(threads, kNone) {}
+      : thread_(thread), slot_(threads, kNoIndex) {}
 
   void start(uint32_t r) {
     r_ = r;
     cand_.clear();
   }
   void want(uint32_t d, EdgeKind k) {
-    if (d == kNone || d >= r_) return;
+    if (d == kNoIndex || d >= r_) return;
     const uint32_t t = thread_[d];
     if (t == thread_[r_]) return;  // implied by thread order
     uint32_t& s = slot_[t];
-    if (s == kNone) {
+    if (s == kNoIndex) {
       s = static_cast<uint32_t>(cand_.size());
       cand_.push_back(Dep{d, k});
     } else if (d > cand_[s].request) {
@@ -60,7 +60,7 @@ class DepCollector {
   }
   // (Program order is no stored edge: replay/plan/thread_order.h.)
   void finish(std::vector<Dep>& out) {
-    for (const Dep& c : cand_) slot_[thread_[c.request]] = kNone;
+    for (const Dep& c : cand_) slot_[thread_[c.request]] = kNoIndex;
     if (cand_.size() > 1)
       std::sort(cand_.begin(), cand_.end(), [](const Dep& a, const Dep& b) { return a.request < b.request; });
     out.insert(out.end(), cand_.begin(), cand_.end());
@@ -88,7 +88,7 @@ class Inferrer {
     if (c_.options.ordering == Ordering::kFs) {
       entry_users_.resize(c_.fd_entries.size());
       ofd_users_.resize(c_.ofds.size());
-      ofd_file_.assign(c_.ofds.size(), kNone);
+      ofd_file_.assign(c_.ofds.size(), kNoIndex);
     }
     for (uint32_t r = 0; r < n; ++r) {
       c_.deps_at.push_back(static_cast<uint32_t>(c_.deps.size()));
@@ -114,7 +114,7 @@ class Inferrer {
       const uint32_t k = running_.top().second;
       running_.pop();
       // k joins the completed set; calls that ended before k began are now implied through k.
-      if (max_begin_ == kNone || c_.times.begin(k) > c_.times.begin(max_begin_) ||
+      if (max_begin_ == kNoIndex || c_.times.begin(k) > c_.times.begin(max_begin_) ||
           (c_.times.begin(k) == c_.times.begin(max_begin_) && k > max_begin_))
         max_begin_ = k;
       frontier_.push_back(k);
@@ -175,7 +175,7 @@ class Inferrer {
       const FdEntry& fe = c_.fd_entries[en];
       const uint32_t d = last_completed(ofd_users_[fe.ofd], r);
       // A later user of the same fd lifetime waited for the creator already.
-      const bool implied = d != kNone && d != fe.creator && uses_entry(d, en);
+      const bool implied = d != kNoIndex && d != fe.creator && uses_entry(d, en);
       if (!implied) deps_.want(fe.creator, EdgeKind::kFdStage);
       deps_.want(d, EdgeKind::kFdSeq);
       touch(ofd_file(fe.ofd));
@@ -226,13 +226,13 @@ class Inferrer {
   }
 
   uint32_t ofd_file(uint32_t ofd) {
-    if (ofd_file_[ofd] == kNone && c_.ofds[ofd].creator == kNone && c_.ofds[ofd].path != trace::kNoStr)
+    if (ofd_file_[ofd] == kNoIndex && c_.ofds[ofd].creator == kNoIndex && c_.ofds[ofd].path != trace::kNoStr)
       ofd_file_[ofd] = path(c_.ofds[ofd].path, true).file;  // inherited fd with a recorded path
     return ofd_file_[ofd];
   }
 
   void touch(uint32_t file) {
-    if (file == kNone) return;
+    if (file == kNoIndex) return;
     if (std::find(touched_.begin(), touched_.end(), file) == touched_.end()) touched_.push_back(file);
   }
 
@@ -258,7 +258,7 @@ class Inferrer {
     size_t keep = 0;
     for (uint32_t i : u.inflight) {
       if (c_.times.end(i) <= c_.times.begin(r)) {
-        if (u.done == kNone || c_.times.end(i) > c_.times.end(u.done) || (c_.times.end(i) == c_.times.end(u.done) && i > u.done))
+        if (u.done == kNoIndex || c_.times.end(i) > c_.times.end(u.done) || (c_.times.end(i) == c_.times.end(u.done) && i > u.done))
           u.done = i;
       } else {
         u.inflight[keep++] = i;
@@ -297,7 +297,7 @@ class Inferrer {
       if (it == paths_.end()) continue;
       return it->second.live ? it->second.creator : it->second.remover;
     }
-    return kNone;
+    return kNoIndex;
   }
 
   // Creating or removing an entry modifies (uses) the parent directory. A new entry also needs
@@ -317,7 +317,7 @@ class Inferrer {
   void create(uint32_t r, PathState& ps, uint32_t file) {
     ps.live = true;
     ps.creator = r;
-    ps.remover = kNone;
+    ps.remover = kNoIndex;
     ps.file = file;
     ps.users.reset();
     add_user(ps.users, r, c_.thread[r]);
@@ -347,7 +347,7 @@ class Inferrer {
         } else {  // the trace says it exists: a creation was not captured
           deps_.want(ps.remover, EdgeKind::kPath);
           ps.live = true;
-          ps.creator = kNone;
+          ps.creator = kNoIndex;
           ps.file = new_file();
         }
         touch(ps.file);
@@ -364,10 +364,10 @@ class Inferrer {
         if (ps.live) wait_all_users(ps.users, EdgeKind::kPath);  // a removal was not captured
         else deps_.want(ps.remover, EdgeKind::kPath);
         use_parent(r, p, true);
-        uint32_t file = kNone;
+        uint32_t file = kNoIndex;
         if (link_src != trace::kNoStr) file = path(link_src, true).file;
         PathState& ps2 = path(p, false);  // (use_parent may have rehashed the map)
-        create(r, ps2, file == kNone ? new_file() : file);
+        create(r, ps2, file == kNoIndex ? new_file() : file);
         return;
       }
       case PathRole::kRemove: {
@@ -413,7 +413,7 @@ class Inferrer {
   // temporal
   std::priority_queue<std::pair<int64_t, uint32_t>, std::vector<std::pair<int64_t, uint32_t>>, std::greater<>> running_;
   std::deque<uint32_t> frontier_;
-  uint32_t max_begin_ = kNone;
+  uint32_t max_begin_ = kNoIndex;
   // fs
   std::vector<Users> entry_users_, ofd_users_, file_users_;
   std::vector<uint32_t> ofd_file_;

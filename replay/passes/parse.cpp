@@ -70,7 +70,7 @@ Result<Done> run_parse(InferContext& c) {
   // Most lookups hit a small direct-mapped cache in front of the map.
   constexpr size_t kCache = 64;
   std::array<std::pair<uint64_t, uint32_t>, kCache> cache;
-  cache.fill({~uint64_t{0}, kNone});
+  cache.fill({~uint64_t{0}, kNoIndex});
   for (uint32_t r = 0; r < n; ++r) {
     const CompactEvents::Fields e = ev.fields(c.order[r]);  // (the arguments are not needed here)
     c.action[r] = classify(e);

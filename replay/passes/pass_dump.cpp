@@ -52,7 +52,7 @@ void dump_after_pass(std::ostream& out, const std::string& pass, const InferCont
         const FdRef& ref = ctx.fd_refs[i];
         const FdEntry& entry = ctx.fd_entries[ref.entry];
         line += fmt::format("\tfd {} {}", fd_role_name(ref.role), ref.entry);
-        if (entry.creator == kNone) line += " (inherited)";
+        if (entry.creator == kNoIndex) line += " (inherited)";
       }
     }
     if (deps) {

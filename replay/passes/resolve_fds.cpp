@@ -16,11 +16,11 @@ namespace rastro::replay {
 namespace {
 
 struct EntrySlot {
-  uint32_t entry = kNone;
+  uint32_t entry = kNoIndex;
   bool cloexec = false;
   // A lifetime whose creator returned this fd later (fd_reuse.h): it takes the fd when `entry`
   // is closed.
-  uint32_t deferred = kNone;
+  uint32_t deferred = kNoIndex;
   bool deferred_cloexec = false;
 };
 
@@ -74,7 +74,7 @@ class FdResolver {
 
   // The entry of `fd`, creating an inherited one (no creator) on first sight.
   uint32_t lookup(TracedProcessTable<EntrySlot>::Process& proc, const trace::Event& e, uint32_t r, int fd) {
-    if (uint32_t early = early_entry(r, e.pid, fd); early != kNone) return early;
+    if (uint32_t early = early_entry(r, e.pid, fd); early != kNoIndex) return early;
     auto [it, fresh] = proc.files->fds.try_emplace(fd);
     if (!fresh) return it->second.entry;
     ++c_.inherited_fds;
@@ -86,7 +86,7 @@ class FdResolver {
         if (!s.empty() && s[0] == '/') path = c_.trace.strings.intern(normalize_path("/", s));
       }
     }
-    it->second.entry = new_entry(kNone, new_ofd(path, kNone));
+    it->second.entry = new_entry(kNoIndex, new_ofd(path, kNoIndex));
     return it->second.entry;
   }
 
@@ -96,7 +96,7 @@ class FdResolver {
     auto& proc = process(e.pid);
     auto& refs = c_.fd_refs;
     const size_t first = refs.size();
-    uint32_t dup_ofd[2] = {kNone, kNone};
+    uint32_t dup_ofd[2] = {kNoIndex, kNoIndex};
     for (int i = 0; i < fx.nuses; ++i) {
       const uint32_t en = lookup(proc, e, r, fx.uses[i]);
       bool seen = false;
@@ -107,14 +107,14 @@ class FdResolver {
     }
     auto& fds = proc.files->fds;
     for (int i = 0; i < fx.ncloses; ++i) {
-      if (uint32_t early = take_early_entry(r, e.pid, fx.closes[i]); early != kNone) {
+      if (uint32_t early = take_early_entry(r, e.pid, fx.closes[i]); early != kNoIndex) {
         refs.push_back(FdRef{early, FdRole::kClose});  // released before an earlier-begun create
         continue;
       }
       auto it = fds.find(fx.closes[i]);
       if (it == fds.end()) continue;
       refs.push_back(FdRef{it->second.entry, FdRole::kClose});
-      if (it->second.deferred != kNone) {
+      if (it->second.deferred != kNoIndex) {
         it->second = EntrySlot{it->second.deferred, it->second.deferred_cloexec};
       } else {
         fds.erase(it);
@@ -123,7 +123,7 @@ class FdResolver {
     for (int i = 0; i < fx.ncreated; ++i) {
       const auto& cr = fx.created[i];
       uint32_t ofd = dup_ofd[i];
-      if (ofd == kNone) ofd = new_ofd(fx.opens_path && i == 0 ? c_.paths[r][0] : trace::kNoStr, r);
+      if (ofd == kNoIndex) ofd = new_ofd(fx.opens_path && i == 0 ? c_.paths[r][0] : trace::kNoStr, r);
       const uint32_t en = new_entry(r, ofd);
       // An fd returned while the table still holds it: its release overlaps this call and began
       // later (fd_reuse.h), or it was not captured and the old lifetime simply ends here.
@@ -183,7 +183,7 @@ class FdResolver {
   uint32_t early_entry(uint32_t r, int32_t pid, int fd) const {
     for (const EarlyRelease& x : early_)
       if (x.fd == fd && x.pid == pid && r <= x.release) return x.entry;
-    return kNone;
+    return kNoIndex;
   }
   uint32_t take_early_entry(uint32_t r, int32_t pid, int fd) {
     for (size_t i = 0; i < early_.size(); ++i) {
@@ -192,7 +192,7 @@ class FdResolver {
       early_.erase(early_.begin() + static_cast<std::ptrdiff_t>(i));
       return en;
     }
-    return kNone;
+    return kNoIndex;
   }
 
   InferContext& c_;

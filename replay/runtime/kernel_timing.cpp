@@ -18,7 +18,7 @@ namespace {
 
 using capture::ebpf::KernelCall;
 
-constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+constexpr uint32_t kNoCandidate = std::numeric_limits<uint32_t>::max();
 
 // One OS thread's kernel calls, sorted by begin (a thread's calls never overlap).
 struct ThreadCalls {
@@ -28,10 +28,10 @@ struct ThreadCalls {
 };
 
 // The calls of `t` inside [begin, end]: the only one of number `nr`, and the only one of any
-// number (kNone: none or several).
+// number (kNoCandidate: none or several).
 struct Candidates {
-  uint32_t same_nr = kNone;
-  uint32_t any = kNone;
+  uint32_t same_nr = kNoCandidate;
+  uint32_t any = kNoCandidate;
   uint32_t count = 0;  // calls inside, the helpers aside
 };
 
@@ -50,8 +50,8 @@ Candidates candidates_in(const ThreadCalls& t, int64_t begin, int64_t end, int32
     const bool helper = it->nr == SYS_io_uring_enter || (it->nr == SYS_close && nr != SYS_close);
     if (!helper && all++ == 0) c.any = idx;
   }
-  if (same != 1) c.same_nr = kNone;
-  if (all != 1) c.any = kNone;
+  if (same != 1) c.same_nr = kNoCandidate;
+  if (all != 1) c.any = kNoCandidate;
   c.count = all;
   return c;
 }
@@ -167,11 +167,11 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
   // The call of r's number alone in its span on one OS thread, else the one call there: true when
   // either was taken.
   auto take_candidate = [&](uint32_t r, const Candidates& c, int32_t nr) {
-    if (c.same_nr != kNone)
+    if (c.same_nr != kNoCandidate)
       assign(r, c.same_nr, true);
-    else if (c.any != kNone)
+    else if (c.any != kNoCandidate)
       assign(r, c.any, calls[c.any].nr == nr);
-    return c.same_nr != kNone || c.any != kNone;
+    return c.same_nr != kNoCandidate || c.any != kNoCandidate;
   };
   // No call in the span, only a walk before it (a failed resolution): the walk is the kernel time.
   auto assign_walk = [&](uint32_t r, const ThreadCalls& t) {
@@ -208,14 +208,14 @@ KernelTimingReport apply_kernel_timing(const Plan& plan, std::span<RequestRecord
                                               : "no kernel call in its span");
       continue;
     }
-    uint32_t by_nr = kNone, by_any = kNone, n_by_nr = 0, n_by_any = 0;
+    uint32_t by_nr = kNoCandidate, by_any = kNoCandidate, n_by_nr = 0, n_by_any = 0;
     int32_t tid_nr = 0, tid_any = 0;
     bool some_call = false;
     for (const ThreadCalls& t : threads) {
       Candidates c = candidates_in(t, rec.begin_ns, rec.end_ns, nr);
       some_call |= c.count > 0;
-      if (c.same_nr != kNone && n_by_nr++ == 0) by_nr = c.same_nr, tid_nr = t.tid;
-      if (c.any != kNone && n_by_any++ == 0) by_any = c.any, tid_any = t.tid;
+      if (c.same_nr != kNoCandidate && n_by_nr++ == 0) by_nr = c.same_nr, tid_nr = t.tid;
+      if (c.any != kNoCandidate && n_by_any++ == 0) by_any = c.any, tid_any = t.tid;
     }
     int32_t tid = 0;
     if (n_by_nr == 1) {

@@ -10,37 +10,17 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/characterize/two_class_trace.h"
+#include "tests/cli/cli_test_util.h"
 #include "trace/io/trace_io.h"
 
 namespace rastro::characterize {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kRastro = RASTRO_EXE;
-
-struct ShellRun {
-  int status = -1;
-  std::string out;
-};
-
-ShellRun sh(const std::string& cmd) {
-  ShellRun r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-  return r;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using rastro::cli_test::kRastro;
+using rastro::cli_test::sh;
+using rastro::cli_test::ShellRun;
+using rastro::cli_test::slurp;
 
 class CharacterizeCli : public ::testing::Test {
  protected:

@@ -11,6 +11,7 @@
 
 #include "characterize/workload_characterizer.h"
 #include "tests/characterize/two_class_trace.h"
+#include "tests/cli/cli_test_util.h"
 
 namespace rastro::characterize {
 namespace {
@@ -40,12 +41,7 @@ TEST(FioJobWriter, JobText) {
   EXPECT_NE(fio_job_text(m, scaled).find("[c0-read]\nnumjobs=12\n"), std::string::npos);
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using rastro::cli_test::slurp;
 
 // fio runs the job and moves the model's bytes per class and operation (+-1 %).
 TEST(FioJobWriter, FioMovesTheModelsBytes) {

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/cli/cli_test_util.h"
 #include "trace/io/trace_io.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -22,15 +23,9 @@ namespace rastro::characterize {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kRastro = RASTRO_EXE;
+using rastro::cli_test::kRastro;
+using rastro::cli_test::slurp;
 const std::string kFixtures = std::string(RASTRO_SOURCE_DIR) + "/tests/fixtures/characterize/";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 int run(const std::string& cmd) {
   int st = std::system(cmd.c_str());

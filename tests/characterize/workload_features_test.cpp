@@ -9,8 +9,6 @@
 namespace rastro::characterize {
 namespace {
 
-size_t at(OpCategory c) { return static_cast<size_t>(c); }
-
 // Counted by hand from the table in sample_trace.h.
 TEST(WorkloadFeatures, SampleTrace) {
   WorkloadFeatures w = measure_features(trace::testing::sample_trace());
@@ -18,9 +16,9 @@ TEST(WorkloadFeatures, SampleTrace) {
   const ThreadFeatures& t10 = w.threads[0];
   EXPECT_EQ(t10.tid, 10);
   EXPECT_EQ(t10.calls, 3u);
-  EXPECT_EQ(t10.counts[at(OpCategory::kOpen)], 1);
-  EXPECT_EQ(t10.counts[at(OpCategory::kRead)], 1);
-  EXPECT_EQ(t10.counts[at(OpCategory::kClose)], 1);
+  EXPECT_EQ(t10.counts[category_index(OpCategory::kOpen)], 1);
+  EXPECT_EQ(t10.counts[category_index(OpCategory::kRead)], 1);
+  EXPECT_EQ(t10.counts[category_index(OpCategory::kClose)], 1);
   EXPECT_EQ(t10.read_sizes, (std::vector<double>{4096}));
   EXPECT_EQ(t10.interarrival_ns, (std::vector<double>{200, 400}));
   EXPECT_EQ(t10.think_ns, (std::vector<double>{100, 100}));
@@ -28,7 +26,7 @@ TEST(WorkloadFeatures, SampleTrace) {
   EXPECT_EQ(t10.sequential, 1u);  // first transfer at offset 0
   const ThreadFeatures& t11 = w.threads[1];
   EXPECT_EQ(t11.calls, 3u);
-  EXPECT_EQ(t11.counts[at(OpCategory::kRead)], 2);  // the failed and the unfinished read count in the mix
+  EXPECT_EQ(t11.counts[category_index(OpCategory::kRead)], 2);  // the failed and the unfinished read count in the mix
   EXPECT_EQ(t11.write_sizes, (std::vector<double>{10}));
   EXPECT_EQ(t11.duration_ns, (std::vector<double>{50, 1000}));  // the unfinished read has none
   ASSERT_EQ(w.files.size(), 2u);
@@ -55,8 +53,8 @@ TEST(WorkloadFeatures, SequentialityAndReuse) {
   EXPECT_EQ(reader.rereferences, 4u);
   EXPECT_EQ(reader.reuse_distances, (std::vector<double>(4, 0.0)));
   const ThreadFeatures& writer = w.threads[1];
-  EXPECT_EQ(writer.counts[at(OpCategory::kSync)], 50);
-  EXPECT_EQ(writer.counts[at(OpCategory::kWrite)], 50);
+  EXPECT_EQ(writer.counts[category_index(OpCategory::kSync)], 50);
+  EXPECT_EQ(writer.counts[category_index(OpCategory::kWrite)], 50);
   EXPECT_LT(writer.sequential, 10u);
   EXPECT_EQ(writer.eof_sessions, 0u);
   EXPECT_EQ(writer.partial_session_transfers, (std::vector<double>(5, 10.0)));
@@ -80,7 +78,7 @@ TEST(WorkloadFeatures, NamespaceCallsAndSessionKinds) {
   EXPECT_EQ(ns(NamespaceOp::kRmdir), 1);  // unlinkat(AT_REMOVEDIR)
   EXPECT_EQ(ns(NamespaceOp::kLink), 0);
   EXPECT_EQ(t.namespace_failed, 1u);
-  EXPECT_EQ(t.counts[at(OpCategory::kNamespace)], 5);
+  EXPECT_EQ(t.counts[category_index(OpCategory::kNamespace)], 5);
   EXPECT_EQ(t.create_sessions, 2u);
   EXPECT_EQ(t.append_sessions, 2u);
   EXPECT_EQ(t.create_session_writes, (std::vector<double>{1, 1}));

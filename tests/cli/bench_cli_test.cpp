@@ -34,12 +34,12 @@ using rastro::cli_test::ShellRun;
 using rastro::cli_test::wait_until;
 
 // A scratch directory per test, as the bench tests name theirs.
-struct TempDir : rastro::cli_test::TempDir {
-  TempDir() : rastro::cli_test::TempDir("rastro-benchcli") {}
+struct BenchDir : rastro::cli_test::TempDir {
+  BenchDir() : rastro::cli_test::TempDir("rastro-benchcli") {}
 };
 
 TEST(BenchCli, MicroSequentialReadGivesThreadsTimesOpsReads) {
-  TempDir d;
+  BenchDir d;
   const std::string ref = d.path + "/ref.rastro";
   ShellRun r = sh(kRastro + " bench micro --type sr --threads 2 --ops 2000 --file-size 16M --dir " + d.path +
              "/data -o " + ref);
@@ -79,7 +79,7 @@ TEST(BenchCli, MicroSequentialReadGivesThreadsTimesOpsReads) {
 }
 
 TEST(BenchCli, BadInputFailsBeforeAnyWork) {
-  TempDir d;
+  BenchDir d;
   const std::string ref = d.path + "/ref.rastro";
   const std::string data = d.path + "/data";
   struct Case {
@@ -105,7 +105,7 @@ TEST(BenchCli, BadInputFailsBeforeAnyWork) {
 }
 
 TEST(BenchCli, SigintLeavesAValidPartialTrace) {
-  TempDir d;
+  BenchDir d;
   const std::string ref = d.path + "/ref.rastro";
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
@@ -166,7 +166,7 @@ std::map<std::string, int> trace_counts(const rastro::trace::Trace& t) {
 
 TEST(BenchCli, ReferenceCallsAreTheSyscallsStraceSees) {
   if (sh("strace -V").status != 0) GTEST_SKIP() << "strace is not installed";
-  TempDir d;
+  BenchDir d;
   const std::string ref = d.path + "/ref.rastro";
   const std::string log = d.path + "/strace.log";
   // Prepare first, so the traced run does no preparation I/O on the files.
@@ -225,7 +225,7 @@ TEST(BenchCli, ReferenceCallsAreTheSyscallsStraceSees) {
 // threads reuse fd numbers all the time, with closes and opens of the same number overlapping
 // (replay/passes/fd_reuse.h): every call must replay, none skipped or mismatched, with both engines.
 TEST(BenchCli, MacroTraceReplaysCompletelyWithBothEngines) {
-  TempDir d;
+  BenchDir d;
   const std::string ref = d.path + "/macro.rastro";
   ShellRun b = sh(kRastro + " bench macro --threads 4 --files 100 --mean-size 8K --append-mean 2K --duration 1s --dir " +
                   d.path + "/data -o " + ref);

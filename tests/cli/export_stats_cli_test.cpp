@@ -26,7 +26,7 @@ using rastro::cli_test::CliRun;
 using rastro::cli_test::ShellRun;
 
 // Runs `rastro ARGS` with stderr folded into stdout: messages are checked alongside the output.
-ShellRun rastro(const std::string& args) { return rastro::cli_test::sh(rastro::cli_test::kRastro + " " + args); }
+ShellRun rastro_merged(const std::string& args) { return rastro::cli_test::sh(rastro::cli_test::kRastro + " " + args); }
 
 class ExportStatsCli : public ::testing::Test {
  protected:
@@ -49,7 +49,7 @@ TEST_F(ExportStatsCli, ExportAllFourFormats) {
   Trace original = rastro::trace::testing::sample_trace();
   for (const char* f : {"tsv", "csv"}) {
     std::string out = p(std::string("x.") + f);
-    ShellRun r = rastro(std::string("export -f ") + f + " " + trace_ + " -o " + out);
+    ShellRun r = rastro_merged(std::string("export -f ") + f + " " + trace_ + " -o " + out);
     ASSERT_EQ(r.status, 0) << r.out;
     // binary -> text -> binary is lossless
     Trace back = rastro::trace::read_trace(out);
@@ -61,7 +61,7 @@ TEST_F(ExportStatsCli, ExportAllFourFormats) {
     }
   }
   std::string json = p("x.json");
-  ShellRun r = rastro("export -f chrome " + trace_ + " -o " + json);
+  ShellRun r = rastro_merged("export -f chrome " + trace_ + " -o " + json);
   ASSERT_EQ(r.status, 0) << r.out;
   std::ifstream in(json);
   nlohmann::json j = nlohmann::json::parse(in);
@@ -70,7 +70,7 @@ TEST_F(ExportStatsCli, ExportAllFourFormats) {
   EXPECT_EQ(x, 6u);
 
   std::string db = p("x.db");
-  r = rastro("export -f sqlite " + trace_ + " -o " + db);
+  r = rastro_merged("export -f sqlite " + trace_ + " -o " + db);
   ASSERT_EQ(r.status, 0) << r.out;
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
@@ -84,11 +84,11 @@ TEST_F(ExportStatsCli, ExportAllFourFormats) {
 }
 
 TEST_F(ExportStatsCli, ExportErrors) {
-  ShellRun r = rastro("export -f nope " + trace_ + " -o " + p("o"));
+  ShellRun r = rastro_merged("export -f nope " + trace_ + " -o " + p("o"));
   EXPECT_NE(r.status, 0);
   std::string garbage = p("garbage.rastro");
   std::ofstream(garbage) << "\x01\x02 not a trace at all";
-  r = rastro("export -f chrome " + garbage + " -o " + p("g.json"));
+  r = rastro_merged("export -f chrome " + garbage + " -o " + p("g.json"));
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find(garbage), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(p("g.json")));  // no partial output pretending to be complete
@@ -114,7 +114,7 @@ TEST_F(ExportStatsCli, StatsJson) {
 }
 
 TEST_F(ExportStatsCli, StatsTextAndDamagedTrace) {
-  ShellRun r = rastro("stats " + trace_);
+  ShellRun r = rastro_merged("stats " + trace_);
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* want : {"By function", "By thread", "By file", "Concurrency level", "lost 2",
                            "complete", "read", "1/11", "/a"})
@@ -122,11 +122,11 @@ TEST_F(ExportStatsCli, StatsTextAndDamagedTrace) {
   // Cut the file before the trailer: the prefix is summarized, the damage reported, status 2.
   auto size = fs::file_size(trace_);
   fs::resize_file(trace_, size - 5);
-  r = rastro("stats " + trace_);
+  r = rastro_merged("stats " + trace_);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("INCOMPLETE"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("DAMAGED"), std::string::npos) << r.out;
-  r = rastro("export -f tsv " + trace_ + " -o " + p("cut.tsv"));
+  r = rastro_merged("export -f tsv " + trace_ + " -o " + p("cut.tsv"));
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("intact prefix"), std::string::npos) << r.out;
 }

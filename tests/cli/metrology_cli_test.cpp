@@ -28,9 +28,9 @@ using rastro::cli_test::CliRun;
 
 CliRun rastro_run(const std::string& args) { return rastro::cli_test::rastro(args); }
 
-struct TempDir {
-  TempDir() : path(rastro::testing::temp_path("metrocli")) { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
+struct MetrologyDir {
+  MetrologyDir() : path(rastro::testing::temp_path("metrocli")) { fs::create_directories(path); }
+  ~MetrologyDir() { fs::remove_all(path); }
   std::string file(const std::string& name) const { return (path / name).string(); }
   fs::path path;
 };
@@ -50,7 +50,7 @@ std::string results_csv(uint64_t seed) {
 }
 
 TEST(AnalyzeCli, JsonCatalogueReproducedByR) {
-  TempDir d;
+  MetrologyDir d;
   const auto csv = d.file("results.csv");
   rastro::testing::write_file(csv, results_csv(7));
   CliRun r = rastro_run("analyze " + csv + " -o " + d.file("cat.json") + " --json");
@@ -93,7 +93,7 @@ cat(f17(c(mean(x), prec, (mean(x) - mean(ref)) / mean(ref) * 100, 2 * sqrt(prec^
 }
 
 TEST(AnalyzeCli, BadInputNamesTheLine) {
-  TempDir d;
+  MetrologyDir d;
   rastro::testing::write_file(d.file("bad.csv"),
                               "instrument,type,level,background,replicate,measured,reference,reference_u\n"
                               "strace,SW,1,0,1,12.5,10,\nstrace,SW,1,0,2,oops,10,\n");
@@ -106,7 +106,7 @@ TEST(AnalyzeCli, BadInputNamesTheLine) {
 }
 
 TEST(CalibrateCli, FitShowPredictMatchR) {
-  TempDir d;
+  MetrologyDir d;
   std::mt19937_64 rng(3);
   std::normal_distribution<double> z(0, 0.8);
   std::string data = "reference,measured\n";
@@ -151,7 +151,7 @@ cat(f17(c(b, s$sigma, s$r.squared, xh, xh - t * sx, xh + t * sx)), '\n')
 }
 
 TEST(CalibrateCli, BadInput) {
-  TempDir d;
+  MetrologyDir d;
   rastro::testing::write_file(d.file("flat.csv"), "reference,measured\n5,1\n5,2\n5,3\n");
   CliRun r = rastro_run("calibrate fit " + d.file("flat.csv") + " -o " + d.file("c.json") + " --kind linear");
   EXPECT_EQ(r.status, 1);
@@ -166,7 +166,7 @@ TEST(CalibrateCli, BadInput) {
 }
 
 TEST(CalibrateCli, ApplyCorrectsTraceKeepsRawAndWarnsOnOtherEnvironment) {
-  TempDir d;
+  MetrologyDir d;
   rastro::trace::Trace t;
   t.header.backend = "test";
   t.header.kernel = "6.1.0-test";

@@ -46,7 +46,7 @@ const std::vector<long> kWriteTouched = {1, 3, 8, 15};
 
 // ---- workload mode: this binary re-executed with RASTRO_MMAP_DIR set ----------------------------
 
-int run_workload_if_asked() {
+int run_mmap_workload_if_asked() {
   const char* dir = std::getenv("RASTRO_MMAP_DIR");
   if (dir == nullptr) return 0;
   const std::string d = dir;
@@ -78,7 +78,7 @@ int run_workload_if_asked() {
   std::_Exit(0);
 }
 
-[[maybe_unused]] const int g_workload = run_workload_if_asked();
+[[maybe_unused]] const int g_mmap_workload = run_mmap_workload_if_asked();
 
 // ---- test side ----------------------------------------------------------------------------------
 

@@ -18,15 +18,11 @@
 namespace {
 
 namespace fs = std::filesystem;
-using namespace rastro;
-using cli_test::kRastro;
-using cli_test::sh;
-using cli_test::TempDir;
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+namespace trace = rastro::trace;
+using rastro::cli_test::kRastro;
+using rastro::cli_test::sh;
+using rastro::cli_test::slurp;
+using rastro::cli_test::TempDir;
 
 void call(trace::Trace& t, const char* name, std::initializer_list<trace::Arg> args, int64_t rv) {
   trace::Event e;
@@ -79,7 +75,7 @@ TEST(ReplayRootSafety, AUsersDirectoryIsRefusedWithAndWithoutForceAndKeptByteFor
               std::string::npos)
         << r.out;
     EXPECT_EQ(slurp(root + "/data/db"), "USER CONTENT") << flags;
-    EXPECT_FALSE(fs::exists(root + "/" + replay::kRootMarker)) << flags;
+    EXPECT_FALSE(fs::exists(root + "/" + rastro::replay::kRootMarker)) << flags;
   }
   // Both flags: the user said they accept it; the replay then does what the program did.
   const auto r = sh(replay(trace, root, "--init --force --allow-unsafe-root"));
@@ -93,7 +89,7 @@ TEST(ReplayRootSafety, ARastroRootIsReusedOnlyWithForceAndInitKeepsWhatIsThere) 
   const std::string root = d.path + "/root";
   auto first = sh(replay(trace, root, "--init"));
   ASSERT_EQ(first.status, 0) << first.out;
-  EXPECT_TRUE(fs::is_regular_file(root + "/" + replay::kRootMarker));
+  EXPECT_TRUE(fs::is_regular_file(root + "/" + rastro::replay::kRootMarker));
   EXPECT_EQ(fs::file_size(root + "/data/db"), 4096u);  // init made the file the trace reads
 
   auto again = sh(replay(trace, root, "--init"));
@@ -120,7 +116,7 @@ TEST(ReplayRootSafety, TheFileSystemRootIsRefusedWhateverTheFlags) {
   EXPECT_NE(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("file-system root"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists("/data/db") && fs::file_size("/data/db") == 7u);
-  EXPECT_FALSE(fs::exists(std::string("/") + replay::kRootMarker));
+  EXPECT_FALSE(fs::exists(std::string("/") + rastro::replay::kRootMarker));
 }
 
 TEST(ReplayRootSafety, HelpNamesEveryRootFlag) {

@@ -13,13 +13,13 @@
 namespace rastro::replay {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(RASTRO_SOURCE_DIR) + "/tests/fixtures/characterize/" + name; }
+std::string characterize_fixture(const std::string& name) { return std::string(RASTRO_SOURCE_DIR) + "/tests/fixtures/characterize/" + name; }
 
 TEST(PlanTrace, ReadsWhatReadTraceReads) {
   for (const std::string name : {"fileserver.rastro", "git_commit.rastro", "tar_doc.rastro"}) {
     trace::ReadReport want_rep, got_rep;
-    const trace::Trace t = trace::read_trace(fixture(name), &want_rep);
-    const PlanTrace p = read_plan_trace(fixture(name), &got_rep);
+    const trace::Trace t = trace::read_trace(characterize_fixture(name), &want_rep);
+    const PlanTrace p = read_plan_trace(characterize_fixture(name), &got_rep);
     ASSERT_EQ(p.events.size(), t.events.size()) << name;
     for (size_t i = 0; i < t.events.size(); ++i) ASSERT_EQ(p.events[i], t.events[i]) << name << " event " << i;
     ASSERT_EQ(p.strings.size(), t.strings.size());
@@ -33,8 +33,8 @@ TEST(PlanTrace, ReadsWhatReadTraceReads) {
 }
 
 TEST(PlanTrace, ACutTraceIsItsIntactPrefixAsReadTraceSays) {
-  const std::string src = fixture("git_commit.rastro");
-  const std::string cut = testing::TempDir() + "/plan_trace_cut.rastro";
+  const std::string src = characterize_fixture("git_commit.rastro");
+  const std::string cut = ::testing::TempDir() + "/plan_trace_cut.rastro";
   {
     std::ifstream in(src, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

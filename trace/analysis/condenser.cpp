@@ -14,11 +14,11 @@
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::trace {
-namespace {
 
 // Accumulates one row: exact counts, bytes, sum and max; the quantiles from a sketch (exact for
-// rows of up to QuantileSketch::kExactValues finished events).
-struct Acc {
+// rows of up to QuantileSketch::kExactValues finished events). Outside the anonymous namespace
+// because Condenser::Rows, declared in the header, holds it.
+struct CondenserAcc {
   LatencyRow row;
   QuantileSketch durations;
   double sum = 0;
@@ -45,7 +45,7 @@ struct Acc {
     row.max_ns = any ? std::max(row.max_ns, d) : d;
     any = true;
   }
-  void merge(const Acc& o) {
+  void merge(const CondenserAcc& o) {
     row.count += o.row.count;
     row.errors += o.row.errors;
     row.bytes += o.row.bytes;
@@ -65,6 +65,10 @@ struct Acc {
     return r;
   }
 };
+
+namespace {
+
+using Acc = CondenserAcc;
 
 std::vector<LatencyRow> by_count(const std::map<std::string, Acc>& m) {
   std::vector<LatencyRow> rows;

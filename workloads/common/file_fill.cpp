@@ -28,6 +28,14 @@ void fill_pattern(void* buf, size_t n, uint64_t seed) {
   std::memcpy(p + i, &v, n - i);
 }
 
+IoBuffer patterned_io_buffer(size_t n, uint64_t seed) {
+  const size_t rounded = (n + 4095) / 4096 * 4096;
+  IoBuffer buf(std::aligned_alloc(4096, rounded));
+  if (!buf) throw Error(fmt::format("out of memory for a {}-byte I/O buffer", rounded));
+  fill_pattern(buf.get(), rounded, seed);
+  return buf;
+}
+
 uint64_t bytes_to_fill(const std::string& path, uint64_t size) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return size;

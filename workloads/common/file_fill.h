@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "workloads/common/stop_signal.h"
@@ -12,6 +14,15 @@ namespace rastro::workloads {
 
 // Fills `buf` with bytes from mt19937_64(seed).
 void fill_pattern(void* buf, size_t n, uint64_t seed);
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+using IoBuffer = std::unique_ptr<void, FreeDeleter>;
+
+// A request buffer of `n` bytes rounded up to whole 4 KiB pages, page aligned (O_DIRECT needs
+// it), filled by fill_pattern(seed). Throws rastro::Error if memory runs out.
+IoBuffer patterned_io_buffer(size_t n, uint64_t seed);
 
 enum class FillOutcome { kReused, kWritten, kStopped };
 

@@ -68,10 +68,6 @@ FilesetPlan prepare_fileserver(const FileserverOptions& o, const StopSignal& sto
 
 namespace {
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 class FileserverThread {
  public:
   FileserverThread(const FileserverOptions& o, const FilesetPlan& plan, FilesetState& state, int index,
@@ -79,9 +75,7 @@ class FileserverThread {
       : o_(o), plan_(plan), state_(state), log_(out.log),
         rng_(o.seed + 0x9E3779B97F4A7C15ull * (static_cast<uint64_t>(index) + 1)),
         append_(o.gamma, o.append_mean / o.gamma),
-        buf_(std::aligned_alloc(4096, (o.iosize + 4095) / 4096 * 4096)) {
-    if (!buf_) throw Error("out of memory for the I/O buffer");
-    fill_pattern(buf_.get(), o.iosize, rng_());
+        buf_(patterned_io_buffer(o.iosize, rng_())) {
     out.pid = static_cast<int32_t>(getpid());
     out.tid = static_cast<int32_t>(gettid());
   }
@@ -223,7 +217,7 @@ class FileserverThread {
   CallLog& log_;
   std::mt19937_64 rng_;
   std::gamma_distribution<double> append_;
-  std::unique_ptr<void, FreeDeleter> buf_;
+  IoBuffer buf_;
 };
 
 }  // namespace

@@ -38,18 +38,11 @@ std::string prepare_micro(const MicroOptions& o, const StopSignal& stop, bool* s
 
 namespace {
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 void micro_thread(const MicroOptions& o, int index, const std::string& path, uint32_t path_id,
                   const StopSignal& stop, std::barrier<>& start, bool& arrived, ThreadCalls& out) {
   // Everything a request needs is ready before the start barrier: offsets, buffer, log space.
   const std::vector<uint64_t> offsets = micro_offsets(o, index);
-  const size_t buf_size = (o.block + 4095) / 4096 * 4096;
-  std::unique_ptr<void, FreeDeleter> buf(std::aligned_alloc(4096, buf_size));
-  if (!buf) throw Error("out of memory for the request buffer");
-  fill_pattern(buf.get(), buf_size, micro_thread_seed(o.seed, index));
+  const IoBuffer buf = patterned_io_buffer(o.block, micro_thread_seed(o.seed, index));
   out.pid = static_cast<int32_t>(getpid());
   out.tid = static_cast<int32_t>(gettid());
   CallLog& log = out.log;

@@ -69,7 +69,7 @@ void process_work(const std::string& dir, const std::string& report_dir, int pro
   b.join();
 }
 
-int run_workload_if_asked() {
+int run_backend_workload_if_asked() {
   const char* mode = std::getenv("RASTRO_EBPF_WORKLOAD");
   if (mode == nullptr) return 0;
   std::string m = mode;
@@ -165,7 +165,7 @@ int run_workload_if_asked() {
   std::_Exit(2);
 }
 
-[[maybe_unused]] const int g_workload = run_workload_if_asked();
+[[maybe_unused]] const int g_backend_workload = run_backend_workload_if_asked();
 
 // ---- test side ----------------------------------------------------------------------------------
 

@@ -55,7 +55,7 @@ long long now_ns() {
   return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
 }
 
-int run_workload_if_asked() {
+int run_offcpu_workload_if_asked() {
   const char* report = std::getenv("RASTRO_OFFCPU_REPORT");
   if (report == nullptr) return 0;
   int p[2];
@@ -84,7 +84,7 @@ int run_workload_if_asked() {
   std::_Exit(0);
 }
 
-[[maybe_unused]] const int g_workload = run_workload_if_asked();
+[[maybe_unused]] const int g_offcpu_workload = run_offcpu_workload_if_asked();
 
 // ---- test side ----------------------------------------------------------------------------------
 
