@@ -18,7 +18,8 @@
 //                      directory; renaming a directory renames every path below it.
 //  temporal  thread + a call waits for every call that completed before it began, stored as the
 //            transitive reduction of that interval order: the calls completed before it began
-//            that no other such call began after - at most one per other thread.
+//            that no other such call began after - at most one per other thread. Page faults
+//            (no calls) are ordered within their thread only.
 //
 // Redundant edges are skipped where it is cheap: an edge to the same thread (implied by thread
 // order) and, per other thread, all but the latest dependency (thread order implies the rest).

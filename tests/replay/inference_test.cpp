@@ -85,6 +85,29 @@ TEST(InferenceTable21, TemporalEdgesAreTheReducedCompletedBeforeBeganOrder) {
   EXPECT_EQ(p.figures.unconstrained, 1u);
 }
 
+// Page faults are no calls: under temporal ordering they keep their thread's order and take no
+// part in the order between threads (two processes starting side by side, each faulting its
+// libraries in, must not wait for each other's faults).
+TEST(InferenceTemporal, PageFaultsAreOrderedWithinTheirThreadOnly) {
+  PlanTraceBuilder b;
+  auto fault = [&](int pid, int64_t at) {
+    const size_t i = b.add(pid, pid, at, at, "mm_fault", {"/lib.so", 0, 4096, 0, 0x7000}, 0);
+    b.trace().events[i].flags = trace::kEventPageFault;
+  };
+  b.add(1, 1, 0, 10, "openat", {-100, "/a", 0}, 3);  // 0
+  fault(1, 20);                                       // 1
+  fault(2, 30);                                       // 2: after 0 and 1 in the trace
+  b.add(1, 1, 40, 50, "close", {3}, 0);               // 3
+  fault(2, 60);                                       // 4: after 3
+  b.add(2, 2, 70, 80, "openat", {-100, "/b", 0}, 4);  // 5: after 3 and every fault
+  Plan p = infer(b.take(), Ordering::kTemporal);
+  const std::set<Edge> want = {
+      {0, 1, "thread"}, {1, 3, "thread"}, {2, 4, "thread"}, {4, 5, "thread"},
+      {3, 5, "temporal"},  // the call waits for the other thread's last call, not its faults
+  };
+  EXPECT_EQ(edges_of(p), want);
+}
+
 TEST(InferenceTable21, ThreadOrderingHasNoEdgesAcrossThreads) {
   Plan p = infer(table_2_1(), Ordering::kThread);
   EXPECT_TRUE(edges_of(p).empty());
