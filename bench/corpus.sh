@@ -5,7 +5,7 @@
 # the span error (replayed wall time vs the traced span), as `rastro compare` reports them; the
 # whole report per class is `rastro compare DIR/P/trace.rastro DIR/P/ENGINE-ORDERING.rastro`.
 #
-#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [-k] [-t] [-u] [-n N] [PROGRAM ...]
+#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [-k] [-t] [-u] [-n N] [-c K] [PROGRAM ...]
 #
 # -k replays the captures already in DIR instead of capturing again (paired runs of two builds on
 # the same captures: -r OLD/rastro -k, then -k). The coordinator replays with --coordinator-chain
@@ -17,6 +17,12 @@
 # -n N replays every cell N times (default 1): the rows list each replay, and the per-class table
 # gives the first run's figures and, after them, the median over the N runs of the class median
 # (one run on a loaded machine moves a class median by up to ±0.3: docs/replay.md).
+# -c K takes K rounds (default 1), each a new capture of every program replayed at once, so each
+# replay is compared with an original of its own moment: two captures of one program minutes apart
+# differ per syscall by up to 30 % on this VM (docs/replay.md "Rounds"). The per-class table then
+# gives, per cell, the median over the rounds of the class median ratio, and the originals' own
+# spread: the coefficient of variation over the rounds of the original's mean latency in the class.
+# Round N's capture stays in DIR/PROGRAM/trace.round-N.rastro (the last also as trace.rastro).
 # PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all). Needs root for eBPF.
 # Each capture follows a warm-up run of the program and a sync (cached code, clean inputs on disk).
 # Inputs, captures and the roots of failed replays stay in DIR (default /tmp/rastro-corpus) so a
@@ -31,7 +37,8 @@ keep=0
 thesis=0
 user_timed=0
 runs=1
-while getopts "b:o:r:n:ktuh" opt; do
+rounds=1
+while getopts "b:o:r:n:c:ktuh" opt; do
   case $opt in
     b) backend=$OPTARG ;;
     o) out=$OPTARG ;;
@@ -40,11 +47,14 @@ while getopts "b:o:r:n:ktuh" opt; do
     t) thesis=1 ;;
     u) user_timed=1 ;;
     n) runs=$OPTARG ;;
-    *) sed -n '2,24p' "$0"; exit 2 ;;
+    c) rounds=$OPTARG ;;
+    *) sed -n '2,30p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "corpus: -n wants a count of runs >= 1, not '$runs'" >&2; exit 2; }
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "corpus: -c wants a count of rounds >= 1, not '$rounds'" >&2; exit 2; }
+[ $keep = 0 ] || [ "$rounds" = 1 ] || { echo "corpus: -c takes new captures; it does not go with -k" >&2; exit 2; }
 programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(git rsync make tarpipe python sqlite fio mmap)
 [ -x "$rastro" ] || { echo "corpus: no rastro at $rastro (build first, or -r)" >&2; exit 2; }
@@ -103,18 +113,28 @@ with open(sys.argv[1], "a") as f:
             if c["key"] in user:
                 row += cols(user[c["key"]], s["fidelity_user_space"]["timer_bias_ns"])
             print(" ".join(row), file=f)
+if sys.argv[2].endswith("/workers/fs"):
+    # The latency of the original itself per class (its mean over the timed calls), for its
+    # run-to-run spread over the rounds (-c); one original per round, whatever -n is.
+    with open(sys.argv[5], "a") as f:
+        for c in j["by_class"]:
+            if c.get("timed"):
+                print(sys.argv[2].split("/")[0], sys.argv[6], c["key"], c["timed"], c["original_ns"], file=f)
+        print(sys.argv[2].split("/")[0], sys.argv[6], "span", 1, j["original_span_ns"], file=f)
 if "kernel_timing" in s:
     k = s["kernel_timing"]
     with open(sys.argv[4], "a") as f:
         print(sys.argv[2], k["executed"], k["matched"], k["unmatched"]["no_kernel_call"], k["unmatched"]["ambiguous"],
               k["lost"], file=f)
 print(t["calls"], t["replayed"], t["skipped"], t["mismatched"], "%.1f%%" % j["span_error_pct"])' \
-    "$out/classes.txt" "$5" "$3" "$out/kernel_timing.txt"
+    "$out/classes.txt" "$5" "$3" "$out/kernel_timing.txt" "$out/originals.txt" "$round"
 }
 
 if [ $keep = 0 ]; then rm -rf "$out"; fi
-mkdir -p "$out"; rm -f "$out/rows.txt" "$out/classes.txt" "$out/kernel_timing.txt"
+mkdir -p "$out"; rm -f "$out/rows.txt" "$out/classes.txt" "$out/kernel_timing.txt" "$out/originals.txt"
 printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' program engine ordering requests replayed skipped mismatch span_err
+for round in $(seq 1 "$rounds"); do
+[ "$rounds" = 1 ] || echo "round $round of $rounds"
 for p in "${programs[@]}"; do
   work="$out/$p"
   if [ $keep = 1 ]; then
@@ -126,6 +146,7 @@ for p in "${programs[@]}"; do
     cmd=$(prepare "$p" "$work/warm")
     (cd "$work/warm" && sh -c "$cmd" > /dev/null 2>&1) || true
     rm -rf "$work/warm"
+    rm -rf "$work/in"  # (an earlier round's: the program starts from its input, not from its output)
     cmd=$(prepare "$p" "$work/in")
     # The input on disk, as a real program's files are and as `rastro replay --init` leaves its
     # copies (it syncs them): a file written seconds before was still delayed-allocation, and
@@ -134,12 +155,16 @@ for p in "${programs[@]}"; do
     sync
     (cd "$work/in" && "$rastro" capture -b "$backend" -o "$work/trace.rastro" -- sh -c "$cmd" > "$work/capture.log" 2>&1) ||
       { echo "$p: capture failed (see $work/capture.log)"; continue; }
+    [ "$rounds" = 1 ] || cp "$work/trace.rastro" "$work/trace.round-$round.rastro"
   fi
   for engine in workers coordinator compiled; do
     for ordering in fs temporal; do
      for _ in $(seq 1 "$runs"); do
       r="$work/$engine-$ordering"
       rm -rf "$r.root" "$r.c" "$r.json" "$r.rastro"  # (-k: an earlier run's replay)
+      # Every replay starts as its capture did, after a sync: the previous replay's root, just
+      # removed, is otherwise still being written back and discarded while this one runs.
+      sync
       chain=""; if [ $engine = coordinator ] && [ $thesis = 0 ]; then chain=--coordinator-chain; fi
       # shellcheck disable=SC2086  # $timer: the flag or nothing
       if [ $engine = compiled ]; then
@@ -161,15 +186,28 @@ for p in "${programs[@]}"; do
     done
   done
 done
+done
 # Issue #15's figures over every replay of the run: faithful share, mean |span error| and the worst.
 if [ -s "$out/rows.txt" ]; then "$python" - "$out/rows.txt" <<'PY'
-import sys
+import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 spans = [float(r[7].rstrip('%')) for r in rows]
 faithful = [100.0 * (int(r[4]) - int(r[6])) / int(r[3]) for r in rows]
 worst = max(rows, key=lambda r: abs(float(r[7].rstrip('%'))))
 print("%d replays: faithful %.2f..%.2f %%, span error mean |%.1f| %%, worst %s (%s %s %s)" % (
     len(rows), min(faithful), max(faithful), sum(abs(x) for x in spans) / len(spans), worst[7], worst[0], worst[1], worst[2]))
+# Several replays of a cell (-n, -c): its median span error, the estimate one draw of the machine's
+# speed does not make (docs/replay.md "Rounds"), and the cells' mean and worst of those.
+cells = {}
+for r in rows:
+    cells.setdefault((r[0], r[1], r[2]), []).append(float(r[7].rstrip('%')))
+if max(len(v) for v in cells.values()) > 1:
+    med = {k: statistics.median(v) for k, v in cells.items()}
+    w = max(med, key=lambda k: abs(med[k]))
+    print("%d cells, median over their %d..%d replays: span error mean |%.1f| %%, worst %.1f%% (%s %s %s); %d of %d "
+          "cells within 20 %%" % (len(med), min(len(v) for v in cells.values()), max(len(v) for v in cells.values()),
+                                 sum(abs(x) for x in med.values()) / len(med), med[w], w[0], w[1], w[2],
+                                 sum(abs(x) <= 20 for x in med.values()), len(med)))
 PY
 fi
 # Latency ratio replay/original per call class (ratio of the summed durations / median of the
@@ -177,11 +215,16 @@ fi
 # fs ordering; issue #15's target is within 15 % for cached data. As the replay was timed (in the
 # kernel with --time-with ebpf), and timed in user space, raw and corrected for the replayer's
 # timer bias (each replayed duration minus it, floored at 0: docs/replay.md).
-if [ -s "$out/classes.txt" ]; then "$python" - "$out/classes.txt" "$runs" <<'PY'
-import statistics, sys
+if [ -s "$out/classes.txt" ]; then "$python" - "$out/classes.txt" "$((runs * rounds))" "$out/originals.txt" <<'PY'
+import collections, os, statistics, sys
 n_runs = int(sys.argv[2])
 rows = [l.split() for l in open(sys.argv[1]) if l.startswith(tuple(p + "/workers/fs " for p in
         "git rsync make tarpipe python sqlite fio mmap".split()))]
+# The originals' mean latency per class, one per round: {(program, class): {round: mean ns}}
+originals = collections.defaultdict(dict)
+if os.path.exists(sys.argv[3]):
+    for prog, rnd, c, timed, ns in (l.split() for l in open(sys.argv[3]) if l.strip()):
+        originals[(prog, c)][rnd] = int(ns) / max(1, int(timed))
 classes = ["data", "sync", "metadata", "namespace", "open/close", "fd", "memory"]
 progs = list(dict.fromkeys(r[0].split("/")[0] for r in rows))
 kernel = any(r[8] == "ebpf" for r in rows)
@@ -189,11 +232,14 @@ tables = [(", timed in the kernel (--time-with ebpf)", 3, 4, None)] if kernel el
 # The user-space figures: the replay's own report, or the kernel-timed replay's user-space one.
 u = 9 if kernel else 3
 tables += [(", timed in user space", u, u + 1, None), (", timed in user space, corrected for the timer bias", u + 2, u + 3, u + 4)]
+n_rounds = max((len(v) for v in originals.values()), default=1)
 for title, s, m, b in tables:
-    print("latency ratio%s, workers/fs (sum / median; calls%s):" % (title, "" if n_runs == 1 else
-          " of the first run [runs: median over them of the class median]"))
-    w = 20 if n_runs == 1 else 32
+    print("latency ratio%s, workers/fs (sum / median; calls%s%s):" % (title, "" if n_runs == 1 else
+          " of the first run [runs: median over them of the class median", "" if n_runs == 1 else
+          ("; the originals' spread over the %d rounds, cv]" % n_rounds if n_rounds > 1 else "]")))
+    w = 20 if n_runs == 1 else (32 if n_rounds == 1 else 40)
     print("%-8s" % "program" + "".join("%*s" % (w, c) for c in classes) + ("  bias ns" if b else ""))
+    within, cells_counted = 0, 0
     for prog in progs:
         mine = [r for r in rows if r[0].split("/")[0] == prog and len(r) > m]
         cells = {}
@@ -202,10 +248,37 @@ for title, s, m, b in tables:
             if not runs:
                 continue
             cells[c] = "%s / %s; %s" % (runs[0][s], runs[0][m], runs[0][2])
+            median = statistics.median(float(r[m]) for r in runs)
             if n_runs > 1:
-                cells[c] += " [%d: %.2f]" % (len(runs), statistics.median(float(r[m]) for r in runs))
+                cells[c] += " [%d: %.2f" % (len(runs), median)
+                spread = list(originals[(prog, c)].values())
+                if len(spread) > 1:
+                    cells[c] += "; %.0f%%" % (100 * statistics.stdev(spread) / statistics.mean(spread))
+                cells[c] += "]"
+            # Issue #15's target: within 15 % for cached data (sync is the disk), cells of 5 calls or more.
+            if c != "sync" and int(runs[0][2]) >= 5:
+                cells_counted += 1
+                within += abs(median - 1) <= 0.15
         print("%-8s" % prog + "".join("%*s" % (w, cells.get(c, "-")) for c in classes) +
               ("  %s" % mine[0][b] if b and mine else ""))
+    print("  class medians within 15 %% of the original's%s: %d of %d cells (5 calls or more, sync apart)" % (
+        "" if n_runs == 1 else " (the median over the runs)", within, cells_counted))
+if n_rounds > 1:
+    # Each original as if it were the replay of another round's: the span error two runs of the
+    # program itself give, against which the replays' is to be read.
+    print("the originals against each other (each round's span against every other's), span error:")
+    pairs = []
+    for p in progs:
+        spans = list(originals[(p, "span")].values())
+        errs = [100.0 * (a / b - 1) for i, a in enumerate(spans) for j, b in enumerate(spans) if i != j]
+        if errs:
+            pairs += errs
+            print("  %-8s cv %4.1f %%, mean |%.1f| %%, worst %+.1f %%" % (
+                p, 100 * statistics.stdev(spans) / statistics.mean(spans), sum(map(abs, errs)) / len(errs),
+                max(errs, key=abs)))
+    if pairs:
+        print("  all: %d pairs, mean |%.1f| %%, worst %+.1f %%, %d above 20 %%" % (
+            len(pairs), sum(map(abs, pairs)) / len(pairs), max(pairs, key=abs), sum(abs(x) > 20 for x in pairs)))
 PY
 fi
 # --time-with ebpf: how many executed calls got their kernel times, over every replay.
