@@ -1,11 +1,11 @@
 // The machine's own speed over time: the same batches of cheap system calls (fcntl F_GETFL,
 // 4 KiB pwrite into the page cache, fstat), every INTERVAL ms, each batch's mean latency printed.
-// On a VM the batches drift together (the host moves or slows the vCPU), which bounds how closely
-// any two runs — an original and its replay — can agree on a call's latency (docs/replay.md
-// "Rounds"). Prints per call the mean, coefficient of variation and range of the batch means, and
-// the correlation of the fcntl and pwrite batch means.
+// On this VM the batch means vary by 9-15 % (cv) from batch to batch, which bounds how closely any
+// two runs — an original and its replay — can agree on a call's latency (docs/replay.md "Rounds").
+// Prints per call the mean, coefficient of variation and range of the batch means, and the
+// correlation of the fcntl and pwrite batch means (whether the calls vary together: 0.12 here).
 //
-//   cc -O2 -o speed_drift bench/speed_drift.c && ./speed_drift [BATCHES] [INTERVAL_MS] [FILE]
+//   cc -O2 -o speed_drift bench/speed_drift.c -lm && ./speed_drift [BATCHES] [INTERVAL_MS] [FILE]
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <math.h>
