@@ -96,7 +96,7 @@ int64_t CallOps::name_space() {
       UniqueFd o;
       int64_t r = object(at ? 0 : -1, at ? 1 : 0, true, &o);
       if (r != 0) return r > 0 ? e.rvalue : r;
-      return sysret(::chmod(fd_path(o.get()).c_str(), static_cast<mode_t>(c.a(at ? 2 : 1))));
+      return chmod_object(o.get(), static_cast<mode_t>(c.a(at ? 2 : 1)));
     }
     case SYS_fchmod: {
       int fd = fd_arg(0);
@@ -136,14 +136,14 @@ int64_t CallOps::name_space() {
       UniqueFd o;
       int64_t r = object(0, 1, !(flags & AT_SYMLINK_NOFOLLOW), &o);
       if (r != 0) return r > 0 ? e.rvalue : r;
-      return sysret(::utimensat(AT_FDCWD, fd_path(o.get()).c_str(), nullptr, 0));
+      return touch_object(o.get());
     }
     case SYS_utime:
     case SYS_utimes: {
       UniqueFd o;
       int64_t r = object(-1, 0, true, &o);
       if (r != 0) return r > 0 ? e.rvalue : r;
-      return sysret(::utimensat(AT_FDCWD, fd_path(o.get()).c_str(), nullptr, 0));
+      return touch_object(o.get());
     }
     case SYS_setxattr:
     case SYS_lsetxattr:

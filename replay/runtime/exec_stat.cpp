@@ -97,7 +97,7 @@ int64_t CallOps::stat() {
       UniqueFd o;
       int64_t r = object(at ? 0 : -1, at ? 1 : 0, follow, &o);
       if (r != 0) return r > 0 ? e.rvalue : r;
-      return sysret(::access(fd_path(o.get()).c_str(), mode));
+      return access_object(o.get(), mode);
     }
     case SYS_readlink:
     case SYS_readlinkat: {

@@ -147,4 +147,31 @@ int SandboxResolver::open_parent(std::string_view abs_path, Parent* out) const {
 
 std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
 
+namespace {
+#ifndef SYS_fchmodat2
+constexpr long SYS_fchmodat2 = 452;  // Linux 6.6; Debian 12's headers predate it
+#endif
+int64_t ret_or_errno(long r) { return r < 0 ? -errno : r; }
+// An old kernel rejects the AT_EMPTY_PATH form: ENOSYS (no such syscall) or EINVAL (flag unknown).
+bool form_missing(long r) { return r < 0 && (errno == ENOSYS || errno == EINVAL); }
+}  // namespace
+
+int64_t access_object(int fd, int mode) {
+  long r = syscall(SYS_faccessat2, fd, "", mode, AT_EMPTY_PATH);
+  if (form_missing(r)) r = ::access(fd_path(fd).c_str(), mode);
+  return ret_or_errno(r);
+}
+
+int64_t chmod_object(int fd, mode_t mode) {
+  long r = syscall(SYS_fchmodat2, fd, "", mode, AT_EMPTY_PATH);
+  if (form_missing(r)) r = ::chmod(fd_path(fd).c_str(), mode);
+  return ret_or_errno(r);
+}
+
+int64_t touch_object(int fd) {
+  long r = syscall(SYS_utimensat, fd, "", nullptr, AT_EMPTY_PATH);
+  if (form_missing(r)) r = ::utimensat(AT_FDCWD, fd_path(fd).c_str(), nullptr, 0);
+  return ret_or_errno(r);
+}
+
 }  // namespace rastro::replay

@@ -89,4 +89,12 @@ class SandboxResolver {
 // The fd was resolved inside the root, so following this magic link stays inside it.
 std::string fd_path(int fd);
 
+// access / chmod / utimes(NULL) on an O_PATH fd resolved inside the root; 0 or -errno. They use the
+// AT_EMPTY_PATH forms (faccessat2, fchmodat2, utimensat), so the timed call walks no path: through
+// fd_path() it walked /proc's magic link and took about twice the traced call's time (issue 15).
+// A kernel without these forms gets fd_path().
+int64_t access_object(int fd, int mode);
+int64_t chmod_object(int fd, mode_t mode);
+int64_t touch_object(int fd);
+
 }  // namespace rastro::replay
