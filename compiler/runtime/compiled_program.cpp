@@ -16,6 +16,7 @@
 #include "replay/engines/engine.h"
 #include "replay/engines/engine_common.h"
 #include "replay/engines/issue_schedule.h"
+#include "replay/engines/replay_threads.h"
 #include "replay/plan/plan_json.h"
 #include "replay/plan/plan_names.h"
 #include "replay/runtime/completion_flag.h"
@@ -39,6 +40,7 @@ struct SharedState {
   replay::CompletionFlags done;
   replay::RecordLog* log = nullptr;
   replay::UringReplay* uring = nullptr;  // the session's (exec_uring.h): io_uring requests through rings
+  replay::detail::ReplayThreads* threads = nullptr;  // starts a traced fork's child (replay_threads.h)
 };
 
 struct ThreadState {
@@ -63,6 +65,7 @@ void ThreadContext::issue(uint32_t r) {
   s_->waited = false;
   replay::RequestRecord rec;
   const bool later = sh.uring->issue(r, *sh.exec, sh.keys->keys[r].data(), s_->proc, s_->scratch, &rec);
+  sh.threads->spawned(r);
   rec.planned_ns = planned;
   s_->prev_end = rec.end_ns;
   s_->prev = r;
@@ -143,7 +146,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   replay::EngineResult res;
   const size_t n = plan.requests.size();
   res.log = replay::RecordLog(plan.requests);
-  replay::ProcessTable procs(plan.processes, plan.fd_keys.count);
+  replay::ProcessTable procs(plan.processes, plan.fd_keys.count, replay::KernelFdTables::kPerProcess);
   replay::CallExecutor exec(sandbox, procs, plan.trace.strings);
   SharedState sh;
   sh.plan = &plan;
@@ -178,11 +181,12 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
     res.dependency_waits += st.waits;
     if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
   };
-  std::vector<std::thread> threads;
-  for (size_t t = 0; t < plan.threads.size(); ++t) threads.emplace_back(body, t);
+  replay::detail::ReplayThreads threads(plan, sh.imp, replay::KernelFdTables::kPerProcess, body);
+  sh.threads = &threads;
+  threads.start();
   schedule.start(monotonic_ns() + replay::detail::kStartMarginNs);
   go.complete();
-  for (auto& th : threads) th.join();
+  threads.join();
   sh.uring->finish(res.log, res.stats);
   res.start_ns = schedule.start_ns();
   res.wall_ns = replay::detail::wall_time(res.log);

@@ -43,7 +43,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   EngineResult res;
   const size_t n = plan.requests.size();
   res.log = RecordLog(plan.requests);
-  detail::EngineSetup setup(plan, sandbox);
+  detail::EngineSetup setup(plan, sandbox, KernelFdTables::kShared);  // any worker runs any request
   UringReplay plain_uring(plan, UringMode::kPlain);
   UringReplay& uring = options.uring ? *options.uring : plain_uring;
 

@@ -49,11 +49,11 @@ std::vector<uint32_t> request_events(const Plan& plan) {
 
 namespace detail {
 
-EngineSetup::EngineSetup(const Plan& plan, const SandboxResolver& sandbox)
+EngineSetup::EngineSetup(const Plan& plan, const SandboxResolver& sandbox, KernelFdTables kernel)
     : own_keys(has_fd_keys(plan) ? FdKeys{} : compute_fd_keys(plan.trace, request_events(plan), &own_seeds)),
       seeds(has_fd_keys(plan) ? plan.processes : own_seeds),
       keys(has_fd_keys(plan) ? plan.fd_keys : own_keys),
-      procs(seeds, keys.count),
+      procs(seeds, keys.count, kernel),
       exec(sandbox, procs, plan.trace.strings),
       imp(plan) {}
 

@@ -28,6 +28,8 @@ class ImplicitDeps {
     const uint32_t t = plan_->requests[r].thread;
     return first_[t] == r && spawn_[t] != kNone ? int64_t{spawn_[t]} : -1;
   }
+  // The clone that created plan thread t, which its first request waits for; -1 = none.
+  int64_t spawn_of_thread(size_t t) const { return spawn_[t] != kNone ? int64_t{spawn_[t]} : -1; }
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
@@ -44,7 +46,8 @@ using replay::thread_predecessors;
 // The fd keys and seeds are the Plan's; only a plan built by hand (tests, benchmarks: no
 // inference, so no fd data) gets them computed here, once, by the same pass code.
 struct EngineSetup {
-  EngineSetup(const Plan& plan, const SandboxResolver& sandbox);
+  // `kernel`: kPerProcess for an engine that starts its threads with ReplayThreads (replay_threads.h).
+  EngineSetup(const Plan& plan, const SandboxResolver& sandbox, KernelFdTables kernel);
   std::vector<ProcessSeed> own_seeds;  // only for a plan without fd data
   FdKeys own_keys;
   const std::vector<ProcessSeed>& seeds;

@@ -2,6 +2,7 @@
 // thread's requests in program order, waits on the completion flags of their dependencies, applies
 // the timing policy and issues the call. The only shared write on the hot path is the request's
 // completion flag; its record goes to its thread's own stream of the record log (record_log.h).
+// Each traced process's replay threads run on a kernel fd table of their own (replay_threads.h).
 #include <unistd.h>
 
 #include <mutex>
@@ -11,6 +12,7 @@
 #include "replay/engines/engine.h"
 #include "replay/engines/engine_common.h"
 #include "replay/engines/issue_schedule.h"
+#include "replay/engines/replay_threads.h"
 #include "replay/runtime/completion_flag.h"
 #include "replay/runtime/process_state.h"
 #include "replay/runtime/request_runner.h"
@@ -21,7 +23,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   EngineResult res;
   const size_t n = plan.requests.size();
   res.log = RecordLog(plan.requests);
-  detail::EngineSetup setup(plan, sandbox);
+  detail::EngineSetup setup(plan, sandbox, KernelFdTables::kPerProcess);
   UringReplay plain_uring(plan, UringMode::kPlain);
   UringReplay& uring = options.uring ? *options.uring : plain_uring;
   CompletionFlags done(n);
@@ -31,6 +33,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   std::mutex merge_mu;
 
   std::vector<int32_t> tids(plan.threads.size(), 0);  // the OS thread of each plan thread
+  detail::ReplayThreads* threads = nullptr;
   auto body = [&](size_t t) {
     const PlanThread& pt = plan.threads[t];
     std::string rt_why;
@@ -55,6 +58,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
       const int64_t planned = schedule.await_issue(r, prev, ready_ns(waited, prev_end));
       RequestRecord rec;
       const bool later = uring.issue(r, setup.exec, setup.keys.keys[r].data(), proc, scratch, &rec);
+      threads->spawned(r);
       rec.planned_ns = planned;
       prev_end = rec.end_ns;
       prev = r;
@@ -70,12 +74,12 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
     if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
   };
 
-  std::vector<std::thread> threads;
-  threads.reserve(plan.threads.size());
-  for (size_t t = 0; t < plan.threads.size(); ++t) threads.emplace_back(body, t);
+  detail::ReplayThreads replay_threads(plan, setup.imp, KernelFdTables::kPerProcess, body);
+  threads = &replay_threads;
+  replay_threads.start();
   schedule.start(monotonic_ns() + detail::kStartMarginNs);
   go.complete();
-  for (auto& th : threads) th.join();
+  replay_threads.join();
   uring.finish(res.log, res.stats);
   res.start_ns = schedule.start_ns();
   res.wall_ns = detail::wall_time(res.log);

@@ -13,11 +13,15 @@ namespace {
 constexpr uint64_t kEmpty = (static_cast<uint64_t>(FdState::kNone) << 32) | 0xffffffffu;
 }
 
-FdTable::FdTable(int direct) : direct_n_(std::max(direct, 1)), direct_(new std::atomic<uint64_t>[static_cast<size_t>(direct_n_)]) {
+FdTable::FdTable(int direct, KernelFdTables kernel)
+    : direct_n_(std::max(direct, 1)), kernel_(kernel), direct_(new std::atomic<uint64_t>[static_cast<size_t>(direct_n_)]) {
   for (int i = 0; i < direct_n_; ++i) direct_[i].store(kEmpty, std::memory_order_relaxed);
 }
 
 FdTable::~FdTable() {
+  // kPerProcess: the numbers are those of a replay thread's own table, which the kernel closed
+  // when its last thread exited; here they would name the destroying thread's fds.
+  if (kernel_ == KernelFdTables::kPerProcess) return;
   for (int i = 0; i < direct_n_; ++i) {
     FdLookup l = unpack(direct_[i].load(std::memory_order_relaxed));
     if (l.state == FdState::kOpen) ::close(l.fd);
@@ -119,10 +123,10 @@ void FdTable::close_streams() {
 }
 
 std::unique_ptr<FdTable> FdTable::copy() const {
-  auto out = std::make_unique<FdTable>(direct_n_);
+  auto out = std::make_unique<FdTable>(direct_n_, kernel_);
   auto copy_one = [&](int traced, FdLookup l) {
     if (l.state == FdState::kOpen) {
-      int d = fcntl(l.fd, F_DUPFD_CLOEXEC, 0);
+      int d = kernel_ == KernelFdTables::kPerProcess ? l.fd : fcntl(l.fd, F_DUPFD_CLOEXEC, 0);
       if (d >= 0) {
         out->set_open(traced, d, l.cloexec, path(traced));
       } else {

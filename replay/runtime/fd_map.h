@@ -43,13 +43,25 @@ struct FdLookup {
   bool stream = false;    // a replayer pipe or socket pair (stream_io.h)
 };
 
+// Where the replay fds of the traced processes live in the kernel (replay_threads.h).
+enum class KernelFdTables : uint8_t {
+  // One table, the replayer's: a traced fork's copy is made of duplicates, and a table closes its
+  // replay fds when it is destroyed.
+  kShared,
+  // One per traced process, each its replay threads' own (unshare(CLONE_FILES) at the traced
+  // fork): a fork's copy keeps the parent's numbers, which the kernel copied into the child's
+  // table, and the kernel closes a process's fds when its last replay thread exits. The table
+  // is then only read and written by that process's replay threads.
+  kPerProcess,
+};
+
 class FdTable {
  public:
   static constexpr int kDirect = 4096;
 
   // `direct`: how many keys get lock-free slots (engines size it to the plan's fd-lifetime count).
-  explicit FdTable(int direct = kDirect);
-  ~FdTable();  // closes every replay fd still open
+  explicit FdTable(int direct = kDirect, KernelFdTables kernel = KernelFdTables::kShared);
+  ~FdTable();  // kShared: closes every replay fd still open
   FdTable(const FdTable&) = delete;
   FdTable& operator=(const FdTable&) = delete;
 
@@ -70,7 +82,8 @@ class FdTable {
   // exit_group: closes every stream fd (pipe, socket pair), so a reader sees end-of-file and a
   // writer EPIPE once the last traced holder is gone, as the kernel did at the traced exit.
   void close_streams();
-  // fork without CLONE_FILES: a copy whose replay fds are duplicates.
+  // fork without CLONE_FILES: a copy whose replay fds are duplicates (kShared) or the same
+  // numbers, in the child's kernel table (kPerProcess).
   std::unique_ptr<FdTable> copy() const;
   // Number of fds currently mapped (tests, leak checks).
   size_t open_count() const;
@@ -97,6 +110,7 @@ class FdTable {
   uint64_t exchange(int traced, uint64_t v);
 
   int direct_n_;
+  KernelFdTables kernel_;
   std::unique_ptr<std::atomic<uint64_t>[]> direct_;
   mutable std::mutex mu_;
   std::unordered_map<int, uint64_t> overflow_;     // traced fds >= kDirect (or negative)

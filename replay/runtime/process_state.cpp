@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "trace/syscalls/syscall_table.h"
@@ -26,11 +27,11 @@ static int open_inherited_stand_in(int traced_fd) {
   return ::open("/dev/null", mode | O_CLOEXEC);
 }
 
-ProcessTable::ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots) {
+ProcessTable::ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots, KernelFdTables kernel) {
   for (const ProcessSeed& s : seeds) {
     auto p = std::make_unique<ProcessState>();
     p->pid = s.pid;
-    p->fds = std::make_shared<FdTable>(fd_slots);
+    p->fds = std::make_shared<FdTable>(fd_slots, kernel);
     p->inherited_fds = s.inherited_fds;
     p->set_cwd(s.cwd);
     for (size_t i = 0; i < s.inherited_fds.size(); ++i) {
@@ -38,6 +39,7 @@ ProcessTable::ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots) {
       int d = open_inherited_stand_in(i < s.inherited_traced_fds.size() ? s.inherited_traced_fds[i] : fd);
       if (d >= 0) {
         p->fds->set_open(fd, d, false, "/dev/null");
+        if (kernel == KernelFdTables::kPerProcess) stand_ins_.emplace_back(d);
       } else {
         p->fds->set_state(fd, FdState::kFailed);
       }
@@ -60,7 +62,7 @@ void ProcessTable::spawn(int32_t parent_pid, int32_t child_tid, uint64_t clone_f
   ProcessState* parent = find(parent_pid);
   ProcessState* child = find(child_pid);
   if (!parent || !child) return;  // the child did nothing we replay
-  if (flags_known && (clone_flags & CLONE_FILES)) {
+  if (flags_known && (clone_flags & CLONE_FILES)) {  // (clone_shares_fd_table)
     child->fds = parent->fds;
   } else {
     std::shared_ptr<FdTable> copy = parent->fds->copy();
@@ -75,6 +77,10 @@ void ProcessTable::spawn(int32_t parent_pid, int32_t child_tid, uint64_t clone_f
     child->fds = std::move(copy);
   }
   child->set_cwd(parent->cwd());
+}
+
+bool clone_shares_fd_table(const trace::Event& e) {
+  return e.nr == SYS_clone && (static_cast<uint64_t>(e.arg(0).value) & CLONE_FILES);
 }
 
 std::vector<int64_t> spawn_requests(const Plan& plan) {

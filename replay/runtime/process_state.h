@@ -27,6 +27,7 @@
 #include "replay/plan/plan.h"
 #include "replay/runtime/fd_map.h"
 #include "replay/runtime/mapping_table.h"
+#include "replay/runtime/unique_fd.h"
 #include "trace/model/trace.h"
 
 namespace rastro::replay {
@@ -52,7 +53,11 @@ class ProcessTable {
  public:
   // Creates every process with its inherited fds duplicated from /dev/null.
   // `fd_slots`: lock-free fd-table slots per process (Plan::fd_keys.count when fd keys are used).
-  explicit ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots = FdTable::kDirect);
+  // `kernel`: kPerProcess when the engine runs each traced process's replay threads on a kernel
+  // fd table of their own (replay_threads.h); the stand-ins are then opened here, in the creating
+  // thread's table, which every process's table is copied from, and closed with this table.
+  explicit ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots = FdTable::kDirect,
+                        KernelFdTables kernel = KernelFdTables::kShared);
   // nullptr for a pid that was not seeded.
   ProcessState* find(int32_t pid) const;
   // A traced clone/fork/vfork in `parent_pid` that created `child_tid`. A new process gets a copy
@@ -62,7 +67,12 @@ class ProcessTable {
  private:
   std::unordered_map<int32_t, std::unique_ptr<ProcessState>> procs_;
   std::unordered_map<int32_t, int32_t> tid_to_pid_;
+  std::vector<UniqueFd> stand_ins_;  // kPerProcess: the creating thread's own copies
 };
+
+// Whether a traced clone/fork/vfork event made a child that shares its parent's fd table
+// (CLONE_FILES, known only from clone's flags), as ProcessTable::spawn replays it.
+bool clone_shares_fd_table(const trace::Event& e);
 
 // For each plan thread, the request (index into plan.requests) of the clone/fork that created it,
 // or -1. A thread's first request must wait for it: the child's fd table is copied there.

@@ -1,0 +1,150 @@
+// The kernel fd tables of the replay threads (replay/engines/replay_threads.h): under the workers
+// engine the threads of one traced process share one table, each traced process has its own, and
+// none is the test's; the coordinator keeps one shared table. Observed with kcmp(KCMP_FILES),
+// which asks the kernel whether two tasks share their fd table, while every replay thread waits in
+// its last request.
+#include <fcntl.h>
+#include <linux/kcmp.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "replay/engines/engine.h"
+#include "replay_test_util.h"
+
+namespace rastro::replay {
+namespace {
+
+using testing::TraceBuilder;
+
+// 0: tasks a and b share their fd table; 1 or 2: they do not; -1: no kcmp here (errno).
+long files_compare(pid_t a, pid_t b) { return syscall(SYS_kcmp, a, b, KCMP_FILES, 0, 0); }
+
+// Three traced threads: pid 1's threads 1 and 11 (a CLONE_THREAD clone) and pid 2 (a fork of 1),
+// each writing its own file.
+trace::Trace two_processes_three_threads() {
+  TraceBuilder b;
+  const int64_t thread_flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM;
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/p1"});
+  b.add(1, 1, "clone", {thread_flags}, 11);
+  b.add(1, 1, "fork", {}, 2);
+  b.add(1, 11, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 4, {"/t11"});
+  b.add(2, 2, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 4, {"/p2"});
+  b.add(1, 1, "write", {3, 0, 10}, 10);
+  b.add(1, 11, "write", {4, 0, 20}, 20);
+  b.add(2, 2, "write", {4, 0, 30}, 30);
+  return b.take();
+}
+
+// Records each plan thread's OS thread in its last request and holds it there until all three
+// are in theirs, then compares their fd tables with each other's and the test thread's.
+class TableProbe : public RequestHooks {
+ public:
+  explicit TableProbe(const Plan& plan) : plan_(plan), caller_(static_cast<int32_t>(gettid())) {}
+  bool before_issue(uint32_t r) override {
+    const uint32_t t = plan_.requests[r].thread;
+    if (plan_.threads[t].requests.back() != r) return false;
+    tids_[t].store(static_cast<int32_t>(gettid()));
+    arrived_.fetch_add(1);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (arrived_.load() < 3 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    if (t == 0) {  // one of them compares, while all are alive
+      for (size_t u = 0; u < 3; ++u)
+        for (size_t v = 0; v < 3; ++v) same_[u][v] = files_compare(tids_[u].load(), tids_[v].load());
+      for (size_t u = 0; u < 3; ++u) same_as_caller_[u] = files_compare(tids_[u].load(), caller_);
+    }
+    compared_.fetch_add(1);
+    while (compared_.load() < 3 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    return false;
+  }
+  void after_complete(uint32_t) override {}
+  int32_t tid(size_t t) const { return tids_[t].load(); }
+  long same(size_t u, size_t v) const { return same_[u][v]; }
+  long same_as_caller(size_t u) const { return same_as_caller_[u]; }  // the engine's caller
+
+ private:
+  const Plan& plan_;
+  std::array<std::atomic<int32_t>, 3> tids_{};
+  std::atomic<int> arrived_{0};
+  std::atomic<int> compared_{0};
+  std::array<std::array<long, 3>, 3> same_{};
+  std::array<long, 3> same_as_caller_{};
+  int32_t caller_;
+};
+
+size_t plan_thread(const Plan& plan, int32_t tid) {
+  for (size_t t = 0; t < plan.threads.size(); ++t)
+    if (plan.threads[t].tid == tid) return t;
+  ADD_FAILURE() << "no plan thread " << tid;
+  return 0;
+}
+
+TEST(ReplayThreads, EachTracedProcessHasAKernelFdTableOfItsOwnUnderWorkers) {
+  if (files_compare(gettid(), gettid()) < 0) GTEST_SKIP() << "kcmp(KCMP_FILES): " << std::strerror(errno);
+  for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
+    SCOPED_TRACE(std::string(engine_name(eng)));
+    testing::TempDir root;
+    SandboxResolver sb(root.path());
+    Plan plan = testing::hand_plan(two_processes_three_threads(), false);
+    ASSERT_EQ(plan.threads.size(), 3u);
+    TableProbe probe(plan);
+    EngineOptions o;
+    o.hooks = &probe;
+    EngineResult res = run_engine(eng, plan, sb, o);
+    EXPECT_EQ(res.stats.skipped_total(), 0u);
+    EXPECT_EQ(res.stats.mismatched, 0u);
+    EXPECT_EQ(std::filesystem::file_size(root.sub("p1")), 10u);
+    EXPECT_EQ(std::filesystem::file_size(root.sub("t11")), 20u);
+    EXPECT_EQ(std::filesystem::file_size(root.sub("p2")), 30u);
+    const size_t main = plan_thread(plan, 1), thread = plan_thread(plan, 11), child = plan_thread(plan, 2);
+    EXPECT_EQ(probe.same(main, thread), 0) << "a traced process's threads share its table";
+    if (eng == EngineKind::kWorkers) {
+      EXPECT_GT(probe.same(main, child), 0) << "a forked child has a table of its own";
+      EXPECT_GT(probe.same(thread, child), 0);
+      EXPECT_GT(probe.same_as_caller(main), 0) << "a root process copies the caller's table";
+      EXPECT_GT(probe.same_as_caller(child), 0);
+    } else {
+      EXPECT_EQ(probe.same(main, child), 0) << "the coordinator's workers share the replayer's table";
+      EXPECT_EQ(probe.same_as_caller(main), 0);
+      EXPECT_EQ(probe.same_as_caller(child), 0);
+    }
+    EXPECT_NE(probe.tid(main), 0);
+  }
+}
+
+// The child's table is its parent's at the fork: the parent closing fd 3 and opening another
+// file as 3 right after it changes nothing for the child's 3.
+TEST(ReplayThreads, AForkedChildKeepsItsFdsWhateverItsParentDoesAfterTheFork) {
+  TraceBuilder b;
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/a"});
+  b.add(1, 1, "fork", {}, 2);
+  b.add(1, 1, "close", {3}, 0);
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/b"});
+  b.add(1, 1, "write", {3, 0, 50}, 50);
+  b.add(2, 2, "write", {3, 0, 100}, 100);  // after all of the parent's (temporal order)
+  b.add(2, 2, "close", {3}, 0);
+  const trace::Trace tr = b.take();
+  for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
+    SCOPED_TRACE(std::string(engine_name(eng)));
+    testing::TempDir root;
+    SandboxResolver sb(root.path());
+    Plan plan = testing::hand_plan(tr, true);
+    EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
+    EXPECT_EQ(res.stats.skipped_total(), 0u);
+    EXPECT_EQ(res.stats.mismatched, 0u);
+    EXPECT_EQ(std::filesystem::file_size(root.sub("a")), 100u);
+    EXPECT_EQ(std::filesystem::file_size(root.sub("b")), 50u);
+  }
+}
+
+}  // namespace
+}  // namespace rastro::replay
