@@ -5,6 +5,9 @@
 // the workers' completions from a lock-free "replayed" queue. Workers (one per traced thread, so
 // an available request never waits for a free worker) pop, apply the timing policy, issue, and
 // push the request back. Idle threads sleep on a doorbell (doorbell.h) rung by each push.
+// Workers run the requests of one traced process each (one worker per traced thread of it, from
+// its own "available" queue), so that each process's workers share a kernel fd table of their
+// own, as the traced process had (replay_threads.h).
 // With EngineOptions::coordinator_chain, a request whose only dependency is its thread's previous
 // one skips the coordinator: the worker that ran the previous one runs it next.
 #include <unistd.h>
@@ -12,8 +15,9 @@
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <memory>
 #include <mutex>
-#include <thread>
+#include <unordered_map>
 
 #include <boost/lockfree/queue.hpp>
 
@@ -22,6 +26,7 @@
 #include "replay/engines/engine.h"
 #include "replay/engines/engine_common.h"
 #include "replay/engines/issue_schedule.h"
+#include "replay/engines/replay_threads.h"
 #include "replay/runtime/completion_flag.h"
 #include "replay/runtime/process_state.h"
 #include "replay/runtime/request_runner.h"
@@ -38,16 +43,28 @@ extern "C" const char* __tsan_default_suppressions() {
 #endif
 
 namespace rastro::replay {
+namespace {
+
+// A traced process's available requests and the doorbell its idle workers sleep on.
+struct ProcessQueue {
+  explicit ProcessQueue(size_t capacity) : available(std::max<size_t>(capacity, 16)) {}
+  boost::lockfree::queue<uint32_t> available;
+  detail::Doorbell bell;
+  size_t workers = 0;  // the traced process's threads
+};
+
+}  // namespace
 
 EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, const EngineOptions& options) {
   EngineResult res;
   const size_t n = plan.requests.size();
   res.log = RecordLog(plan.requests);
-  detail::EngineSetup setup(plan, sandbox, KernelFdTables::kShared);  // any worker runs any request
+  detail::EngineSetup setup(plan, sandbox);
   UringReplay plain_uring(plan, UringMode::kPlain);
   UringReplay& uring = options.uring ? *options.uring : plain_uring;
 
-  // The coordinator hands a thread's requests to any worker, so it keeps each one's predecessor.
+  // The coordinator hands a thread's requests to any worker of its process, so it keeps each one's
+  // predecessor.
   const std::vector<uint32_t> prev = detail::thread_predecessors(plan);
   // Reverse edges (dependants) in CSR form, and each request's count of outstanding dependencies.
   std::vector<uint32_t> remaining(n, 0);
@@ -86,17 +103,33 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   }
 
   constexpr uint32_t kStop = std::numeric_limits<uint32_t>::max() - 1;
-  boost::lockfree::queue<uint32_t> available(std::max<size_t>(n, 16));
+  // One available queue per traced process, sized to its requests; plan thread t's worker pops
+  // from queue_of_thread[t].
+  std::vector<std::unique_ptr<ProcessQueue>> queues;
+  std::vector<uint32_t> queue_of_thread(plan.threads.size());
+  {
+    std::unordered_map<int32_t, uint32_t> of_pid;
+    std::vector<size_t> capacity;
+    for (size_t t = 0; t < plan.threads.size(); ++t) {
+      auto [it, fresh] = of_pid.try_emplace(plan.threads[t].pid, static_cast<uint32_t>(capacity.size()));
+      if (fresh) capacity.push_back(0);
+      queue_of_thread[t] = it->second;
+      capacity[it->second] += plan.threads[t].requests.size();
+    }
+    for (size_t c : capacity) queues.push_back(std::make_unique<ProcessQueue>(c));
+    for (size_t t = 0; t < plan.threads.size(); ++t) ++queues[queue_of_thread[t]]->workers;
+  }
   boost::lockfree::queue<uint32_t> replayed(std::max<size_t>(n, 16));
-  detail::Doorbell available_bell, replayed_bell;  // idle workers / the idle coordinator sleep here
-  const size_t nworkers = std::max<size_t>(plan.threads.size(), 1);
+  detail::Doorbell replayed_bell;  // the idle coordinator sleeps here
 
   detail::IssueSchedule schedule(plan, setup.imp, options.timing);
   CompletionFlag go;
   std::mutex merge_mu;
 
   if (options.record_os_threads) res.os_threads.assign(n, 0);
-  auto worker = [&] {
+  detail::ReplayThreads* threads = nullptr;
+  auto worker = [&](size_t t) {
+    ProcessQueue& mine = *queues[queue_of_thread[t]];
     const auto tid = static_cast<int32_t>(::gettid());
     std::string rt_why;
     bool rt_failed = options.realtime && !make_realtime(&rt_why);
@@ -105,7 +138,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
     uint32_t next = kNone;
     for (;;) {
       uint32_t r = next;
-      if (r == kNone) available_bell.pop_or_sleep([&] { return available.pop(r); });
+      if (r == kNone) mine.bell.pop_or_sleep([&] { return mine.available.pop(r); });
       if (r == kStop) break;
       const Request& q = plan.requests[r];
       const trace::Event& e = plan.trace.events[q.event];
@@ -115,6 +148,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       RequestRecord rec;
       if (options.record_os_threads) res.os_threads[r] = tid;  // r's own slot: one worker runs r
       const bool later = uring.issue(r, setup.exec, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
+      threads->spawned(r);  // before r is done: its child process's requests go to workers that exist
       rec.planned_ns = planned;
       schedule.finish(r, rec);
       // r's thread's stream: its previous request was logged before it completed (the
@@ -131,8 +165,9 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
     if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
   };
 
-  std::vector<std::thread> workers;
-  for (size_t i = 0; i < nworkers; ++i) workers.emplace_back(worker);
+  detail::ReplayThreads workers(plan, setup.imp, worker, setup.stand_ins());
+  threads = &workers;
+  workers.start();
 
   // The coordinator runs on the calling thread.
   uint64_t waits = 0;
@@ -141,8 +176,9 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   uint64_t handoffs = 0;
   auto make_available = [&](uint32_t r) {
     ++handoffs;
-    while (!available.push(r)) CompletionFlag::cpu_relax();
-    available_bell.ring();
+    ProcessQueue& q = *queues[queue_of_thread[plan.requests[r].thread]];
+    while (!q.available.push(r)) CompletionFlag::cpu_relax();
+    q.bell.ring();
   };
   for (uint32_t r = 0; r < n; ++r) {
     if (remaining[r] == 0) {
@@ -166,11 +202,13 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       }
     }
   }
-  for (size_t i = 0; i < nworkers; ++i) {
-    while (!available.push(kStop)) CompletionFlag::cpu_relax();
+  for (auto& q : queues) {
+    for (size_t i = 0; i < q->workers; ++i) {
+      while (!q->available.push(kStop)) CompletionFlag::cpu_relax();
+    }
+    q->bell.ring(/*everyone=*/true);
   }
-  available_bell.ring(/*everyone=*/true);
-  for (auto& w : workers) w.join();
+  workers.join();
   uring.finish(res.log, res.stats);
   res.dependency_waits = waits;
   res.handoffs = handoffs;

@@ -49,13 +49,14 @@ std::vector<uint32_t> request_events(const Plan& plan) {
 
 namespace detail {
 
-EngineSetup::EngineSetup(const Plan& plan, const SandboxResolver& sandbox, KernelFdTables kernel)
+EngineSetup::EngineSetup(const Plan& plan, const SandboxResolver& sandbox)
     : own_keys(has_fd_keys(plan) ? FdKeys{} : compute_fd_keys(plan.trace, request_events(plan), &own_seeds)),
       seeds(has_fd_keys(plan) ? plan.processes : own_seeds),
       keys(has_fd_keys(plan) ? plan.fd_keys : own_keys),
-      procs(seeds, keys.count, kernel),
+      procs(seeds, keys.count, KernelFdTables::kPerProcess),
       exec(sandbox, procs, plan.trace.strings),
-      imp(plan) {}
+      imp(plan),
+      plan_(&plan) {}
 
 ImplicitDeps::ImplicitDeps(const Plan& plan)
     : plan_(&plan), first_(plan.threads.size(), kNone), spawn_(plan.threads.size(), kNone) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -46,8 +47,9 @@ using replay::thread_predecessors;
 // The fd keys and seeds are the Plan's; only a plan built by hand (tests, benchmarks: no
 // inference, so no fd data) gets them computed here, once, by the same pass code.
 struct EngineSetup {
-  // `kernel`: kPerProcess for an engine that starts its threads with ReplayThreads (replay_threads.h).
-  EngineSetup(const Plan& plan, const SandboxResolver& sandbox, KernelFdTables kernel);
+  // Its processes' fd tables are KernelFdTables::kPerProcess: the engines start their threads with
+  // ReplayThreads (replay_threads.h).
+  EngineSetup(const Plan& plan, const SandboxResolver& sandbox);
   std::vector<ProcessSeed> own_seeds;  // only for a plan without fd data
   FdKeys own_keys;
   const std::vector<ProcessSeed>& seeds;
@@ -55,6 +57,13 @@ struct EngineSetup {
   ProcessTable procs;
   CallExecutor exec;
   ImplicitDeps imp;
+  // ReplayThreads' `own_table`: opens plan thread t's process's stand-ins.
+  std::function<void(size_t)> stand_ins() {
+    return [this](size_t t) { procs.open_stand_ins(plan_->threads[t].pid); };
+  }
+
+ private:
+  const Plan* plan_;
 };
 
 // From the first request's begin to the last one's end.

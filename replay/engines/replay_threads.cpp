@@ -10,13 +10,9 @@
 
 namespace rastro::replay::detail {
 
-ReplayThreads::ReplayThreads(const Plan& plan, const ImplicitDeps& imp, KernelFdTables kernel,
-                             std::function<void(size_t)> body)
-    : body_(std::move(body)), kernel_(kernel) {
-  if (kernel_ == KernelFdTables::kShared) {
-    for (size_t t = 0; t < plan.threads.size(); ++t) all_.push_back(t);
-    return;
-  }
+ReplayThreads::ReplayThreads(const Plan& plan, const ImplicitDeps& imp, std::function<void(size_t)> body,
+                             std::function<void(size_t)> own_table)
+    : body_(std::move(body)), own_table_(std::move(own_table)) {
   // The plan threads of each traced process, in plan order.
   std::vector<int32_t> pids;
   std::unordered_map<int32_t, std::vector<size_t>> of_pid;
@@ -71,7 +67,6 @@ void ReplayThreads::join_all() {
 
 void ReplayThreads::start() {
   std::lock_guard lock(mu_);
-  for (size_t t : all_) threads_.emplace_back(body_, t);
   for (const Process& p : roots_) threads_.emplace_back([this, &p] { launch(p, nullptr); });
 }
 
@@ -90,9 +85,12 @@ void ReplayThreads::start_children(uint32_t r) {
 
 // Runs on the process's first replay thread, which the starting thread created on its own table.
 void ReplayThreads::launch(const Process& proc, std::atomic<bool>* ready) {
-  if (proc.own_table && ::unshare(CLONE_FILES) != 0) {
-    int none = 0;
-    unshare_errno_.compare_exchange_strong(none, errno);
+  if (proc.own_table) {
+    if (::unshare(CLONE_FILES) != 0) {
+      int none = 0;
+      unshare_errno_.compare_exchange_strong(none, errno);
+    }
+    own_table_(proc.first);
   }
   if (ready) {
     ready->store(true, std::memory_order_release);

@@ -1,5 +1,6 @@
-// How the engines that give each traced thread a replay thread of its own (workers, compiled)
-// start those threads: so that the kernel sees the traced processes' fd tables. The replay threads
+// How the engines start their replay threads, one per traced thread (the workers engine's and
+// compiled replayer's run that thread's requests, the coordinator's any request of its process):
+// so that the kernel sees the traced processes' fd tables. The replay threads
 // of one traced process share one kernel fd table of their own, which is a copy of its parent's
 // taken at the traced fork: the thread that replays the fork starts the child's first replay
 // thread, which unshare(CLONE_FILES)s and only then lets the parent go on. A process the trace
@@ -11,8 +12,6 @@
 // and lseek, its position lock. That is 50–70 ns per call (bench/fd_table_sharing.c), lseek
 // replayed 1.3–1.5 × slower than traced, which a single-threaded traced process never paid
 // (docs/replay.md). ProcessTable's KernelFdTables::kPerProcess is the fd model that goes with it.
-//
-// The coordinator engine hands any request to any worker, so its threads keep one shared table.
 #pragma once
 
 #include <atomic>
@@ -27,19 +26,21 @@
 
 #include "replay/engines/engine_common.h"
 #include "replay/plan/plan.h"
-#include "replay/runtime/fd_map.h"
 
 namespace rastro::replay::detail {
 
 class ReplayThreads {
  public:
-  // `body(t)` replays plan thread t. kShared: start() starts them all on the caller's table.
-  ReplayThreads(const Plan& plan, const ImplicitDeps& imp, KernelFdTables kernel, std::function<void(size_t)> body);
+  // `body(t)` is plan thread t's replay thread. `own_table(t)` runs on a process's first thread t
+  // once it has its own table, before the parent or the process's other threads go on
+  // (ProcessTable::open_stand_ins).
+  ReplayThreads(const Plan& plan, const ImplicitDeps& imp, std::function<void(size_t)> body,
+                std::function<void(size_t)> own_table);
   ~ReplayThreads();  // joins
   ReplayThreads(const ReplayThreads&) = delete;
   ReplayThreads& operator=(const ReplayThreads&) = delete;
 
-  // On the engine's thread, once: starts the root processes' first threads (kShared: every thread).
+  // On the engine's thread, once: starts the root processes' first threads.
   void start();
   // On the replay thread that has just issued request r: when r created traced processes, starts
   // their first replay threads and returns once each has its copy of the caller's fd table.
@@ -62,10 +63,9 @@ class ReplayThreads {
   void launch(const Process& proc, std::atomic<bool>* ready);
 
   std::function<void(size_t)> body_;
-  KernelFdTables kernel_;
+  std::function<void(size_t)> own_table_;
   std::vector<Process> roots_;
   std::unordered_map<uint32_t, std::vector<Process>> children_;  // by the request that made them
-  std::vector<size_t> all_;                                      // kShared: every plan thread
   std::mutex mu_;
   std::deque<std::thread> threads_;
   std::atomic<int> unshare_errno_{0};

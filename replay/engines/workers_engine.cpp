@@ -23,7 +23,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   EngineResult res;
   const size_t n = plan.requests.size();
   res.log = RecordLog(plan.requests);
-  detail::EngineSetup setup(plan, sandbox, KernelFdTables::kPerProcess);
+  detail::EngineSetup setup(plan, sandbox);
   UringReplay plain_uring(plan, UringMode::kPlain);
   UringReplay& uring = options.uring ? *options.uring : plain_uring;
   CompletionFlags done(n);
@@ -74,7 +74,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
     if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
   };
 
-  detail::ReplayThreads replay_threads(plan, setup.imp, KernelFdTables::kPerProcess, body);
+  detail::ReplayThreads replay_threads(plan, setup.imp, body, setup.stand_ins());
   threads = &replay_threads;
   replay_threads.start();
   schedule.start(monotonic_ns() + detail::kStartMarginNs);

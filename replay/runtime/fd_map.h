@@ -43,10 +43,12 @@ struct FdLookup {
   bool stream = false;    // a replayer pipe or socket pair (stream_io.h)
 };
 
-// Where the replay fds of the traced processes live in the kernel (replay_threads.h).
+// Where the replay fds of the traced processes live in the kernel. The engines use kPerProcess
+// (replay/engines/replay_threads.h).
 enum class KernelFdTables : uint8_t {
-  // One table, the replayer's: a traced fork's copy is made of duplicates, and a table closes its
-  // replay fds when it is destroyed.
+  // One table, the caller's, for every traced process (the runtime driven from one thread: its
+  // tests, tools): a traced fork's copy is made of duplicates, and a table closes its replay fds
+  // when it is destroyed.
   kShared,
   // One per traced process, each its replay threads' own (unshare(CLONE_FILES) at the traced
   // fork): a fork's copy keeps the parent's numbers, which the kernel copied into the child's

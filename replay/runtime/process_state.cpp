@@ -27,25 +27,32 @@ static int open_inherited_stand_in(int traced_fd) {
   return ::open("/dev/null", mode | O_CLOEXEC);
 }
 
-ProcessTable::ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots, KernelFdTables kernel) {
+ProcessTable::ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots, KernelFdTables kernel) : kernel_(kernel) {
   for (const ProcessSeed& s : seeds) {
     auto p = std::make_unique<ProcessState>();
     p->pid = s.pid;
     p->fds = std::make_shared<FdTable>(fd_slots, kernel);
     p->inherited_fds = s.inherited_fds;
+    p->inherited_traced_fds = s.inherited_traced_fds;
     p->set_cwd(s.cwd);
-    for (size_t i = 0; i < s.inherited_fds.size(); ++i) {
-      const int fd = s.inherited_fds[i];
-      int d = open_inherited_stand_in(i < s.inherited_traced_fds.size() ? s.inherited_traced_fds[i] : fd);
-      if (d >= 0) {
-        p->fds->set_open(fd, d, false, "/dev/null");
-        if (kernel == KernelFdTables::kPerProcess) stand_ins_.emplace_back(d);
-      } else {
-        p->fds->set_state(fd, FdState::kFailed);
-      }
-    }
     for (int32_t tid : s.tids) tid_to_pid_[tid] = s.pid;
     procs_[s.pid] = std::move(p);
+    if (kernel == KernelFdTables::kShared) open_stand_ins(s.pid);
+  }
+}
+
+void ProcessTable::open_stand_ins(int32_t pid) {
+  ProcessState* p = find(pid);
+  if (!p) return;
+  for (size_t i = 0; i < p->inherited_fds.size(); ++i) {
+    const int fd = p->inherited_fds[i];
+    if (p->fds->get(fd).state != FdState::kNone) continue;  // its fork brought it
+    int d = open_inherited_stand_in(i < p->inherited_traced_fds.size() ? p->inherited_traced_fds[i] : fd);
+    if (d >= 0) {
+      p->fds->set_open(fd, d, false, "/dev/null");
+    } else {
+      p->fds->set_state(fd, FdState::kFailed);
+    }
   }
 }
 
@@ -66,8 +73,10 @@ void ProcessTable::spawn(int32_t parent_pid, int32_t child_tid, uint64_t clone_f
     child->fds = parent->fds;
   } else {
     std::shared_ptr<FdTable> copy = parent->fds->copy();
-    // fds the child uses that the parent never had (unknown origin) stay /dev/null duplicates.
+    // fds the child uses that the parent never had (unknown origin) stay /dev/null duplicates
+    // (kPerProcess: open_stand_ins makes them once the child has its table).
     for (int fd : child->inherited_fds) {
+      if (kernel_ != KernelFdTables::kShared) break;
       FdLookup mine = child->fds->get(fd);
       if (copy->get(fd).state == FdState::kNone && mine.state == FdState::kOpen) {
         int d = fcntl(mine.fd, F_DUPFD_CLOEXEC, 0);

@@ -27,7 +27,6 @@
 #include "replay/plan/plan.h"
 #include "replay/runtime/fd_map.h"
 #include "replay/runtime/mapping_table.h"
-#include "replay/runtime/unique_fd.h"
 #include "trace/model/trace.h"
 
 namespace rastro::replay {
@@ -35,7 +34,8 @@ namespace rastro::replay {
 struct ProcessState {
   int32_t pid = 0;
   std::shared_ptr<FdTable> fds;
-  std::vector<int> inherited_fds;
+  std::vector<int> inherited_fds;         // fd keys
+  std::vector<int> inherited_traced_fds;  // the same, as traced fd numbers
 
   std::string cwd() const;
   void set_cwd(std::string cwd);
@@ -54,8 +54,10 @@ class ProcessTable {
   // Creates every process with its inherited fds duplicated from /dev/null.
   // `fd_slots`: lock-free fd-table slots per process (Plan::fd_keys.count when fd keys are used).
   // `kernel`: kPerProcess when the engine runs each traced process's replay threads on a kernel
-  // fd table of their own (replay_threads.h); the stand-ins are then opened here, in the creating
-  // thread's table, which every process's table is copied from, and closed with this table.
+  // fd table of their own (replay_threads.h); each process's stand-ins are then opened by its
+  // first replay thread, in its own table (open_stand_ins), not here: opened here, every
+  // process's stand-ins would be in every table (each copied from this thread's), which made each
+  // table copy and each replay thread's exit work through hundreds of fds (make: 3 per process).
   explicit ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots = FdTable::kDirect,
                         KernelFdTables kernel = KernelFdTables::kShared);
   // nullptr for a pid that was not seeded.
@@ -63,11 +65,14 @@ class ProcessTable {
   // A traced clone/fork/vfork in `parent_pid` that created `child_tid`. A new process gets a copy
   // of the parent's fds and cwd (or shares the fd table with CLONE_FILES); a new thread nothing.
   void spawn(int32_t parent_pid, int32_t child_tid, uint64_t clone_flags, bool flags_known);
+  // kPerProcess, on `pid`'s first replay thread once it has its own table: a stand-in for each
+  // inherited fd its fork did not bring (all of a root process's).
+  void open_stand_ins(int32_t pid);
 
  private:
   std::unordered_map<int32_t, std::unique_ptr<ProcessState>> procs_;
   std::unordered_map<int32_t, int32_t> tid_to_pid_;
-  std::vector<UniqueFd> stand_ins_;  // kPerProcess: the creating thread's own copies
+  KernelFdTables kernel_;
 };
 
 // Whether a traced clone/fork/vfork event made a child that shares its parent's fd table

@@ -1,6 +1,6 @@
-// The kernel fd tables of the replay threads (replay/engines/replay_threads.h): under the workers
-// engine the threads of one traced process share one table, each traced process has its own, and
-// none is the test's; the coordinator keeps one shared table. Observed with kcmp(KCMP_FILES),
+// The kernel fd tables of the replay threads (replay/engines/replay_threads.h): under both engines
+// the threads of one traced process share one table, each traced process has its own, and none is
+// the test's (the engine's caller). Observed with kcmp(KCMP_FILES),
 // which asks the kernel whether two tasks share their fd table, while every replay thread waits in
 // its last request.
 #include <fcntl.h>
@@ -88,7 +88,7 @@ size_t plan_thread(const Plan& plan, int32_t tid) {
   return 0;
 }
 
-TEST(ReplayThreads, EachTracedProcessHasAKernelFdTableOfItsOwnUnderWorkers) {
+TEST(ReplayThreads, EachTracedProcessHasAKernelFdTableOfItsOwn) {
   if (files_compare(gettid(), gettid()) < 0) GTEST_SKIP() << "kcmp(KCMP_FILES): " << std::strerror(errno);
   for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
     SCOPED_TRACE(std::string(engine_name(eng)));
@@ -107,16 +107,10 @@ TEST(ReplayThreads, EachTracedProcessHasAKernelFdTableOfItsOwnUnderWorkers) {
     EXPECT_EQ(std::filesystem::file_size(root.sub("p2")), 30u);
     const size_t main = plan_thread(plan, 1), thread = plan_thread(plan, 11), child = plan_thread(plan, 2);
     EXPECT_EQ(probe.same(main, thread), 0) << "a traced process's threads share its table";
-    if (eng == EngineKind::kWorkers) {
-      EXPECT_GT(probe.same(main, child), 0) << "a forked child has a table of its own";
-      EXPECT_GT(probe.same(thread, child), 0);
-      EXPECT_GT(probe.same_as_caller(main), 0) << "a root process copies the caller's table";
-      EXPECT_GT(probe.same_as_caller(child), 0);
-    } else {
-      EXPECT_EQ(probe.same(main, child), 0) << "the coordinator's workers share the replayer's table";
-      EXPECT_EQ(probe.same_as_caller(main), 0);
-      EXPECT_EQ(probe.same_as_caller(child), 0);
-    }
+    EXPECT_GT(probe.same(main, child), 0) << "a forked child has a table of its own";
+    EXPECT_GT(probe.same(thread, child), 0);
+    EXPECT_GT(probe.same_as_caller(main), 0) << "a root process copies the caller's table";
+    EXPECT_GT(probe.same_as_caller(child), 0);
     EXPECT_NE(probe.tid(main), 0);
   }
 }
