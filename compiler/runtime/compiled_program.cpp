@@ -181,7 +181,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
     res.dependency_waits += st.waits;
     if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
   };
-  replay::detail::ReplayThreads threads(plan, sh.imp, body, [&](size_t t) { procs.open_stand_ins(plan.threads[t].pid); });
+  replay::detail::ReplayThreads threads(plan, sh.imp, body, [&](size_t t, int32_t parent_tid) { return procs.own_table(plan.threads[t].pid, parent_tid); });
   sh.threads = &threads;
   threads.start();
   schedule.start(monotonic_ns() + replay::detail::kStartMarginNs);

@@ -57,9 +57,9 @@ struct EngineSetup {
   ProcessTable procs;
   CallExecutor exec;
   ImplicitDeps imp;
-  // ReplayThreads' `own_table`: opens plan thread t's process's stand-ins.
-  std::function<void(size_t)> stand_ins() {
-    return [this](size_t t) { procs.open_stand_ins(plan_->threads[t].pid); };
+  // ReplayThreads' `own_table` (replay_threads.h): ProcessTable::own_table of t's process.
+  std::function<int(size_t, int32_t)> own_table() {
+    return [this](size_t t, int32_t parent_tid) { return procs.own_table(plan_->threads[t].pid, parent_tid); };
   }
 
  private:

@@ -1,11 +1,19 @@
 // How the engines start their replay threads, one per traced thread (the workers engine's and
 // compiled replayer's run that thread's requests, the coordinator's any request of its process):
 // so that the kernel sees the traced processes' fd tables. The replay threads
-// of one traced process share one kernel fd table of their own, which is a copy of its parent's
-// taken at the traced fork: the thread that replays the fork starts the child's first replay
-// thread, which unshare(CLONE_FILES)s and only then lets the parent go on. A process the trace
-// does not see created (a root) copies the starting thread's table. A process's other threads are
-// started by its first one, on its table; a child made with CLONE_FILES shares its parent's.
+// of one traced process share one kernel fd table of their own, which holds its parent's fds as
+// they were at the traced fork. Every process's first replay thread is started before the replay
+// begins and unshare(CLONE_FILES)s; at the fork, the thread that replays it wakes the child's,
+// which copies the parent's fds from that thread's table (pidfd_getfd, ProcessTable::import_fds)
+// and only then lets the parent go on. A process the trace does not see created (a root) starts
+// from the starting thread's table. A process's other threads are started by its first one, on its
+// table; a child made with CLONE_FILES (sharing its parent's table) is started at the fork by the
+// thread that replays it. Without PIDFD_THREAD (Linux < 6.9) every child is started at its fork
+// and copies the table with unshare(CLONE_FILES) there.
+//
+// Threads are started before the replay because starting one during it (a stack to map, a clone)
+// slowed the other replay threads' mmap calls: make's `memory` class replayed at 1.21 of traced
+// with each child's thread started at its fork, 1.06 with all started before (docs/replay.md).
 //
 // Why: in one shared table (every replay thread of the replayer's one process) every call on an
 // fd pays what the kernel charges a shared table: a reference on the file and, for read, write
@@ -31,24 +39,27 @@ namespace rastro::replay::detail {
 
 class ReplayThreads {
  public:
-  // `body(t)` is plan thread t's replay thread. `own_table(t)` runs on a process's first thread t
-  // once it has its own table, before the parent or the process's other threads go on
-  // (ProcessTable::open_stand_ins).
-  ReplayThreads(const Plan& plan, const ImplicitDeps& imp, std::function<void(size_t)> body,
-                std::function<void(size_t)> own_table);
+  // `body(t)` is plan thread t's replay thread. `own_table(t, parent_tid)` runs on a process's
+  // first thread t once it has its own table, before the parent or the process's other threads go
+  // on: it imports the fds of the fork from OS thread `parent_tid` (0: none to import, a root or a
+  // table the kernel copied) and opens the stand-ins (ProcessTable::import_fds, open_stand_ins);
+  // it returns 0 or -errno.
+  using OwnTable = std::function<int(size_t t, int32_t parent_tid)>;
+  ReplayThreads(const Plan& plan, const ImplicitDeps& imp, std::function<void(size_t)> body, OwnTable own_table);
   ~ReplayThreads();  // joins
   ReplayThreads(const ReplayThreads&) = delete;
   ReplayThreads& operator=(const ReplayThreads&) = delete;
 
-  // On the engine's thread, once: starts the root processes' first threads.
+  // On the engine's thread, once: starts every process's first thread that can start before the
+  // replay (all but the children started at their fork).
   void start();
-  // On the replay thread that has just issued request r: when r created traced processes, starts
-  // their first replay threads and returns once each has its copy of the caller's fd table.
+  // On the replay thread that has just issued request r: when r created traced processes, gives
+  // them their fds (wakes or starts their first threads) and returns once each has them.
   void spawned(uint32_t r) {
     if (!children_.empty()) start_children(r);
   }
   // On the engine's thread: waits for every replay thread, including those started by others.
-  // Throws rastro::Error when a thread could not get a table of its own.
+  // Throws rastro::Error when a process could not get a table of its own or its fork's fds.
   void join();
 
  private:
@@ -56,19 +67,23 @@ class ReplayThreads {
     size_t first = 0;                 // the plan thread started for it
     std::vector<size_t> others;       // its other plan threads, started by `first`
     bool own_table = true;            // unshare(CLONE_FILES): false for a CLONE_FILES child
+    bool forked = false;              // created by a traced fork the replay replays
+    bool early = true;                // started before the replay (else at its fork)
+    std::atomic<int32_t> parent{0};   // early and forked: the OS thread of its fork, once replayed
+    std::atomic<bool> ready{false};   // forked: it has its table; the parent may go on
   };
   void start_children(uint32_t r);
   void join_all();
-  // Starts `proc`'s first thread; `ready`, when given, is set once it has its table.
-  void launch(const Process& proc, std::atomic<bool>* ready);
+  void run(Process& p);  // on p's first thread
+  void fail(int err);
 
   std::function<void(size_t)> body_;
-  std::function<void(size_t)> own_table_;
-  std::vector<Process> roots_;
-  std::unordered_map<uint32_t, std::vector<Process>> children_;  // by the request that made them
+  OwnTable own_table_;
+  std::deque<Process> processes_;
+  std::unordered_map<uint32_t, std::vector<Process*>> children_;  // by the request that made them
   std::mutex mu_;
   std::deque<std::thread> threads_;
-  std::atomic<int> unshare_errno_{0};
+  std::atomic<int> errno_{0};
 };
 
 }  // namespace rastro::replay::detail

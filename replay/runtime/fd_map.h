@@ -87,6 +87,16 @@ class FdTable {
   // fork without CLONE_FILES: a copy whose replay fds are duplicates (kShared) or the same
   // numbers, in the child's kernel table (kPerProcess).
   std::unique_ptr<FdTable> copy() const;
+  // kPerProcess, after a copy(): replaces each open slot's replay fd with `to(fd)` (the same
+  // open file in another kernel table; -1: the slot becomes kFailed), closing nothing.
+  template <class To>
+  void renumber(To to) {
+    for_each_open([&](int traced, FdLookup l) {
+      l.fd = to(l.fd);
+      if (l.fd < 0) l.state = FdState::kFailed;
+      exchange(traced, pack(l));
+    });
+  }
   // Number of fds currently mapped (tests, leak checks).
   size_t open_count() const;
 
@@ -105,6 +115,21 @@ class FdTable {
   static FdLookup unpack(uint64_t v) {
     return {static_cast<int32_t>(static_cast<uint32_t>(v)), static_cast<FdState>((v >> 32) & 0xff),
             ((v >> 40) & 1) != 0, ((v >> 41) & 1) != 0, ((v >> 42) & 1) != 0};
+  }
+  // f(traced, lookup) for every open slot (direct ones, then the others).
+  template <class F>
+  void for_each_open(F f) {
+    for (int i = 0; i < direct_n_; ++i) {
+      FdLookup l = get(i);
+      if (l.state == FdState::kOpen) f(i, l);
+    }
+    std::vector<std::pair<int, uint64_t>> big;
+    {
+      std::lock_guard lock(mu_);
+      big.assign(overflow_.begin(), overflow_.end());
+    }
+    for (auto& [k, v] : big)
+      if (unpack(v).state == FdState::kOpen) f(k, unpack(v));
   }
   // Closes (and marks closed) every open slot for which `doomed` is true.
   template <class Pred>

@@ -37,23 +37,58 @@ ProcessTable::ProcessTable(std::span<const ProcessSeed> seeds, int fd_slots, Ker
     p->set_cwd(s.cwd);
     for (int32_t tid : s.tids) tid_to_pid_[tid] = s.pid;
     procs_[s.pid] = std::move(p);
-    if (kernel == KernelFdTables::kShared) open_stand_ins(s.pid);
+    if (kernel == KernelFdTables::kShared) open_stand_ins(*procs_[s.pid]);
   }
 }
 
-void ProcessTable::open_stand_ins(int32_t pid) {
-  ProcessState* p = find(pid);
-  if (!p) return;
-  for (size_t i = 0; i < p->inherited_fds.size(); ++i) {
-    const int fd = p->inherited_fds[i];
-    if (p->fds->get(fd).state != FdState::kNone) continue;  // its fork brought it
-    int d = open_inherited_stand_in(i < p->inherited_traced_fds.size() ? p->inherited_traced_fds[i] : fd);
+void ProcessTable::open_stand_ins(ProcessState& p) {
+  for (size_t i = 0; i < p.inherited_fds.size(); ++i) {
+    const int fd = p.inherited_fds[i];
+    if (p.fds->get(fd).state != FdState::kNone) continue;  // its fork brought it
+    int d = open_inherited_stand_in(i < p.inherited_traced_fds.size() ? p.inherited_traced_fds[i] : fd);
     if (d >= 0) {
-      p->fds->set_open(fd, d, false, "/dev/null");
+      p.fds->set_open(fd, d, false, "/dev/null");
     } else {
-      p->fds->set_state(fd, FdState::kFailed);
+      p.fds->set_state(fd, FdState::kFailed);
     }
   }
+}
+
+namespace {
+#ifndef PIDFD_THREAD
+constexpr unsigned kPidfdThread = O_EXCL;  // Linux 6.9's PIDFD_THREAD; Debian 12's headers predate it
+#else
+constexpr unsigned kPidfdThread = PIDFD_THREAD;
+#endif
+int thread_pidfd(int32_t tid) { return static_cast<int>(syscall(SYS_pidfd_open, tid, kPidfdThread)); }
+}  // namespace
+
+bool thread_fd_import_available() {
+  const int pidfd = thread_pidfd(static_cast<int32_t>(gettid()));
+  if (pidfd < 0) return false;
+  const int fd = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, pidfd, 0));
+  ::close(pidfd);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+int ProcessTable::own_table(int32_t pid, int32_t parent_tid) {
+  ProcessState* p = find(pid);
+  if (!p) return 0;
+  int err = 0;
+  if (parent_tid != 0) {
+    const int pidfd = thread_pidfd(parent_tid);
+    if (pidfd < 0) err = -errno;
+    p->fds->renumber([&](int parent_fd) {
+      const int fd = pidfd < 0 ? -1 : static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, parent_fd, 0));
+      if (fd < 0 && err == 0) err = -errno;
+      return fd;
+    });
+    if (pidfd >= 0) ::close(pidfd);
+  }
+  open_stand_ins(*p);
+  return err;
 }
 
 ProcessState* ProcessTable::find(int32_t pid) const {

@@ -65,12 +65,18 @@ class ProcessTable {
   // A traced clone/fork/vfork in `parent_pid` that created `child_tid`. A new process gets a copy
   // of the parent's fds and cwd (or shares the fd table with CLONE_FILES); a new thread nothing.
   void spawn(int32_t parent_pid, int32_t child_tid, uint64_t clone_flags, bool flags_known);
-  // kPerProcess, on `pid`'s first replay thread once it has its own table: a stand-in for each
-  // inherited fd its fork did not bring (all of a root process's).
-  void open_stand_ins(int32_t pid);
+  // kPerProcess, on `pid`'s first replay thread once it has a kernel table of its own
+  // (replay_threads.h). When the thread that replayed its fork (OS thread `parent_tid`, 0: none)
+  // waits, copies the fds the fork brought (spawn() left the parent's numbers) from that thread's
+  // table into its own (pidfd_getfd); then opens a stand-in for each inherited fd its fork did not
+  // bring (all of a root process's). Returns 0, or -errno of the first fd it could not copy (that
+  // slot becomes kFailed).
+  int own_table(int32_t pid, int32_t parent_tid);
 
  private:
   std::unordered_map<int32_t, std::unique_ptr<ProcessState>> procs_;
+  void open_stand_ins(ProcessState& p);
+
   std::unordered_map<int32_t, int32_t> tid_to_pid_;
   KernelFdTables kernel_;
 };
@@ -78,6 +84,10 @@ class ProcessTable {
 // Whether a traced clone/fork/vfork event made a child that shares its parent's fd table
 // (CLONE_FILES, known only from clone's flags), as ProcessTable::spawn replays it.
 bool clone_shares_fd_table(const trace::Event& e);
+
+// Whether this kernel lets a thread take an fd from another thread's table (pidfd_open with
+// PIDFD_THREAD, Linux 6.9, and pidfd_getfd): what import_fds needs.
+bool thread_fd_import_available();
 
 // For each plan thread, the request (index into plan.requests) of the clone/fork that created it,
 // or -1. A thread's first request must wait for it: the child's fd table is copied there.
