@@ -7,11 +7,13 @@
 #include <linux/kcmp.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -19,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "replay/engines/engine.h"
+#include "replay/runtime/process_state.h"
 #include "replay_test_util.h"
 
 namespace rastro::replay {
@@ -113,6 +116,17 @@ TEST(ReplayThreads, EachTracedProcessHasAKernelFdTableOfItsOwn) {
     EXPECT_GT(probe.same_as_caller(child), 0);
     EXPECT_NE(probe.tid(main), 0);
   }
+}
+
+// Linux 6.9 and later give a thread its own pidfd (PIDFD_THREAD): there every process's first
+// replay thread starts before the replay and takes its fork's fds with pidfd_getfd.
+TEST(ReplayThreads, ThreadFdImportIsAvailableFromLinux69) {
+  struct utsname u {};
+  ASSERT_EQ(uname(&u), 0);
+  int major = 0, minor = 0;
+  ASSERT_EQ(std::sscanf(u.release, "%d.%d", &major, &minor), 2) << u.release;
+  if (major < 6 || (major == 6 && minor < 9)) GTEST_SKIP() << "Linux " << u.release << " has no PIDFD_THREAD";
+  EXPECT_TRUE(thread_fd_import_available()) << u.release;
 }
 
 // The child's table is its parent's at the fork: the parent closing fd 3 and opening another
