@@ -146,7 +146,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   replay::EngineResult res;
   const size_t n = plan.requests.size();
   res.log = replay::RecordLog(plan.requests);
-  replay::ProcessTable procs(plan.processes, plan.fd_keys.count, replay::KernelFdTables::kPerProcess);
+  replay::ProcessTable procs(plan.processes, plan.fd_keys.count, replay::detail::kEngineFdTables);
   replay::CallExecutor exec(sandbox, procs, plan.trace.strings);
   SharedState sh;
   sh.plan = &plan;

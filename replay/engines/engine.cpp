@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "replay/engines/engine_common.h"
+#include "replay/engines/replay_threads.h"
 #include "replay/runtime/completion_flag.h"
 #include "replay/runtime/process_state.h"
 
@@ -53,7 +54,7 @@ EngineSetup::EngineSetup(const Plan& plan, const SandboxResolver& sandbox)
     : own_keys(has_fd_keys(plan) ? FdKeys{} : compute_fd_keys(plan.trace, request_events(plan), &own_seeds)),
       seeds(has_fd_keys(plan) ? plan.processes : own_seeds),
       keys(has_fd_keys(plan) ? plan.fd_keys : own_keys),
-      procs(seeds, keys.count, KernelFdTables::kPerProcess),
+      procs(seeds, keys.count, kEngineFdTables),
       exec(sandbox, procs, plan.trace.strings),
       imp(plan),
       plan_(&plan) {}

@@ -47,7 +47,7 @@ using replay::thread_predecessors;
 // The fd keys and seeds are the Plan's; only a plan built by hand (tests, benchmarks: no
 // inference, so no fd data) gets them computed here, once, by the same pass code.
 struct EngineSetup {
-  // Its processes' fd tables are KernelFdTables::kPerProcess: the engines start their threads with
+  // Its processes' fd tables are kEngineFdTables: the engines start their threads with
   // ReplayThreads (replay_threads.h).
   EngineSetup(const Plan& plan, const SandboxResolver& sandbox);
   std::vector<ProcessSeed> own_seeds;  // only for a plan without fd data

@@ -14,7 +14,7 @@ namespace rastro::replay::detail {
 ReplayThreads::ReplayThreads(const Plan& plan, const ImplicitDeps& imp, std::function<void(size_t)> body,
                              OwnTable own_table)
     : body_(std::move(body)), own_table_(std::move(own_table)) {
-  const bool import = thread_fd_import_available();
+  const bool import = kFdTablePerProcess && thread_fd_import_available();
   // The plan threads of each traced process, in plan order.
   std::vector<int32_t> pids;
   std::unordered_map<int32_t, std::vector<size_t>> of_pid;
@@ -73,7 +73,7 @@ void ReplayThreads::start_children(uint32_t r) {
 }
 
 void ReplayThreads::run(Process& p) {
-  if (p.own_table) {
+  if (p.own_table && kFdTablePerProcess) {
     if (::unshare(CLONE_FILES) != 0) fail(errno);
     int32_t parent = 0;
     if (p.early && p.forked) {

@@ -34,8 +34,21 @@
 
 #include "replay/engines/engine_common.h"
 #include "replay/plan/plan.h"
+#include "replay/runtime/fd_map.h"
 
 namespace rastro::replay::detail {
+
+// ThreadSanitizer models fds by number, one table per process: two replay threads of different
+// traced processes using "fd 5" of their own tables look to it like a race on one fd. A TSan build
+// keeps every replay thread on the replayer's one table (KernelFdTables::kShared, children started
+// at their fork); it checks the threads' synchronisation, the other builds the fd tables.
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kFdTablePerProcess = false;
+#else
+inline constexpr bool kFdTablePerProcess = true;
+#endif
+inline constexpr KernelFdTables kEngineFdTables =
+    kFdTablePerProcess ? KernelFdTables::kPerProcess : KernelFdTables::kShared;
 
 class ReplayThreads {
  public:

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "replay/engines/engine.h"
+#include "replay/engines/replay_threads.h"
 #include "replay/runtime/process_state.h"
 #include "replay_test_util.h"
 
@@ -92,6 +93,7 @@ size_t plan_thread(const Plan& plan, int32_t tid) {
 }
 
 TEST(ReplayThreads, EachTracedProcessHasAKernelFdTableOfItsOwn) {
+  if (!detail::kFdTablePerProcess) GTEST_SKIP() << "ThreadSanitizer build: one fd table (replay_threads.h)";
   if (files_compare(gettid(), gettid()) < 0) GTEST_SKIP() << "kcmp(KCMP_FILES): " << std::strerror(errno);
   for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
     SCOPED_TRACE(std::string(engine_name(eng)));
