@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -90,9 +91,11 @@ inline std::string slurp(const std::string& path) {
 struct TempDir {
   explicit TempDir(const std::string& prefix = "rastro-cli") {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path = (std::filesystem::temp_directory_path() /
-            (prefix + "-" + std::to_string(getpid()) + "-" + info->name()))
-               .string();
+    // A parameterised test's name has a '/' ("Test/ebpf_workers"): one directory, not two (the
+    // destructor would remove only the inner one).
+    std::string name = info->name();
+    std::replace(name.begin(), name.end(), '/', '_');
+    path = (std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(getpid()) + "-" + name)).string();
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
   }

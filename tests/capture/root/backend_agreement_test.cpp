@@ -67,9 +67,18 @@ struct Captured {
   std::string skip;  // why this backend cannot run here
 };
 
+// One per test program, removed when it ends.
+struct WorkDir {
+  fs::path path = fs::temp_directory_path() / fmt::format("rastro-capture-test-{}", ::getpid());
+  ~WorkDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
 const fs::path& work_dir() {
-  static fs::path d = fs::temp_directory_path() / fmt::format("rastro-capture-test-{}", ::getpid());
-  return d;
+  static WorkDir d;
+  return d.path;
 }
 
 Captured capture_with(const std::string& backend_name, bool die) {
