@@ -1,14 +1,18 @@
 #include "replay/passes/infer_order.h"
 
+#include <sys/syscall.h>
+
 #include <algorithm>
 #include <deque>
 #include <queue>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "replay/passes/address_spaces.h"
 #include "replay/passes/syscall_semantics.h"
+#include "trace/syscalls/fcntl_lock.h"
 
 namespace rastro::replay {
 
@@ -18,12 +22,13 @@ namespace {
 struct Users {
   std::vector<std::pair<uint32_t, uint32_t>> by_thread;  // (thread, its last user)
   uint32_t done = kNoIndex;           // the user with the latest end among those known completed
+  uint32_t done_but_lock_waits = kNoIndex;  // the same, lock waits left out (Inferrer::lock_waits_)
   std::vector<uint32_t> inflight;  // users not yet known to have completed
 
   void reset() {
     by_thread.clear();
     inflight.clear();
-    done = kNoIndex;
+    done = done_but_lock_waits = kNoIndex;
   }
 };
 
@@ -125,7 +130,10 @@ class Inferrer {
       frontier_.push_back(k);
       while (!frontier_.empty() && ends_before_begin(frontier_.front(), max_begin_)) frontier_.pop_front();
     }
-    for (uint32_t d : frontier_) deps_.want(d, EdgeKind::kTemporal);
+    note_lock_wait(r);
+    const bool release = releases_lock(r);
+    for (uint32_t d : frontier_)
+      if (!release || !lock_waits_.count(d)) deps_.want(d, EdgeKind::kTemporal);
     if (c_.times.end(r) != std::numeric_limits<int64_t>::max()) running_.emplace(c_.times.end(r), r);
   }
   // end key (end, i) < begin key (begin, m)
@@ -185,7 +193,9 @@ class Inferrer {
       deps_.want(d, EdgeKind::kFdSeq);
       touch(ofd_file(fe.ofd));
     }
-    for (uint32_t file : touched_) deps_.want(last_completed(file_users_[file], r), EdgeKind::kFile);
+    note_lock_wait(r);
+    const bool release = releases_lock(r);
+    for (uint32_t file : touched_) deps_.want(last_completed(file_users_[file], r, release), EdgeKind::kFile);
 
     // r is now a user of everything it touched.
     const uint32_t t = c_.thread[r];
@@ -224,6 +234,23 @@ class Inferrer {
     }
   }
 
+  // A lock wait (F_SETLKW, flock without LOCK_NB) ends when another process releases the lock, yet
+  // a tracer can stamp its end a few µs before that release began (strace under load takes its
+  // timestamps when it gets round to each stop). Ordered by those stamps, the release would wait
+  // for the lock wait that waits for it: the replayed wait gives up after kLockWaitLimit (a
+  // mismatch) and only then lets the holder go on. So no release (F_UNLCK, LOCK_UN) of another
+  // thread waits for a lock wait; everything else still does (an attempt that found the lock held
+  // comes after the acquire), and the lock itself orders the replayed waiter after the release.
+  void note_lock_wait(uint32_t r) {
+    const int32_t nr = c_.nr[r];
+    if ((nr == SYS_fcntl || nr == SYS_flock) && trace::may_wait_for_lock_release(read_(c_.order[r])))
+      lock_waits_.insert(r);
+  }
+  bool releases_lock(uint32_t r) {
+    const int32_t nr = c_.nr[r];
+    return (nr == SYS_fcntl || nr == SYS_flock) && trace::releases_lock(read_(c_.order[r]));
+  }
+
   bool uses_entry(uint32_t q, uint32_t en) const {
     for (uint32_t k = c_.fd_refs_at.begin(q), end = c_.fd_refs_at.end(q); k < end; ++k)
       if (c_.fd_refs[k].entry == en && c_.fd_refs[k].role == FdRole::kUse) return true;
@@ -258,19 +285,24 @@ class Inferrer {
     u.by_thread.emplace_back(t, r);
   }
 
-  // The user of `u` with the latest completion among those completed before r began.
-  uint32_t last_completed(Users& u, uint32_t r) {
+  // The user of `u` with the latest completion among those completed before r began (lock waits
+  // left out when r is a lock release).
+  uint32_t last_completed(Users& u, uint32_t r, bool release = false) {
     size_t keep = 0;
     for (uint32_t i : u.inflight) {
       if (c_.times.end(i) <= c_.times.begin(r)) {
-        if (u.done == kNoIndex || c_.times.end(i) > c_.times.end(u.done) || (c_.times.end(i) == c_.times.end(u.done) && i > u.done))
-          u.done = i;
+        if (ends_later(i, u.done)) u.done = i;
+        if (ends_later(i, u.done_but_lock_waits) && (lock_waits_.empty() || !lock_waits_.count(i)))
+          u.done_but_lock_waits = i;
       } else {
         u.inflight[keep++] = i;
       }
     }
     u.inflight.resize(keep);
-    return u.done;
+    return release ? u.done_but_lock_waits : u.done;
+  }
+  bool ends_later(uint32_t i, uint32_t than) const {
+    return than == kNoIndex || c_.times.end(i) > c_.times.end(than) || (c_.times.end(i) == c_.times.end(than) && i > than);
   }
 
   void wait_all_users(const Users& u, EdgeKind k) {
@@ -421,6 +453,7 @@ class Inferrer {
   uint32_t max_begin_ = kNoIndex;
   // fs
   std::vector<Users> entry_users_, ofd_users_, file_users_;
+  std::unordered_set<uint32_t> lock_waits_;  // requests that may have waited for a lock's release
   std::vector<uint32_t> ofd_file_;
   std::unordered_map<trace::StrId, PathState> paths_;
   std::vector<uint32_t> touched_;

@@ -1,6 +1,8 @@
 #include "trace/syscalls/fcntl_lock.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
 
 namespace rastro::trace {
 
@@ -27,6 +29,20 @@ bool has_lock_fields(const Event& e) {
   for (size_t i = 0; i < kLockArgCount; ++i)
     if (e.args[i].type != kLockSignature[i]) return false;
   return true;
+}
+
+bool may_wait_for_lock_release(const Event& e) {
+  if (e.nr == SYS_flock) {
+    const int64_t op = e.nargs >= 2 ? e.arg(1).value : 0;
+    return (op & (LOCK_SH | LOCK_EX)) != 0 && (op & LOCK_NB) == 0;
+  }
+  if (!is_lock_call(e) || !is_blocking_lock_command(e.arg(1).value)) return false;
+  return !has_lock_fields(e) || lock_fields(e).type != F_UNLCK;  // without the struct: maybe a lock
+}
+
+bool releases_lock(const Event& e) {
+  if (e.nr == SYS_flock) return e.nargs >= 2 && (e.arg(1).value & LOCK_UN) != 0;
+  return has_lock_fields(e) && !is_query_lock_command(e.arg(1).value) && lock_fields(e).type == F_UNLCK;
 }
 
 LockFields lock_fields(const Event& e) { return {e.arg(2).value, e.arg(3).value, e.arg(4).value, e.arg(5).value}; }

@@ -42,6 +42,12 @@ bool takes_lock_commands(const SyscallInfo* info);
 // Whether `e` is a lock command, in either form; whether it carries the struct (6-arg form).
 bool is_lock_call(const Event& e);
 bool has_lock_fields(const Event& e);
+// Whether `e` may have waited for another process to release a lock: a blocking fcntl lock command
+// that takes a lock (F_SETLKW, F_OFD_SETLKW; not F_UNLCK) or flock(LOCK_SH/LOCK_EX) without
+// LOCK_NB. Its end is the release's doing, so a tracer's timestamps may put it before the release.
+bool may_wait_for_lock_release(const Event& e);
+// Whether `e` releases a lock: an fcntl lock command setting F_UNLCK, or flock(LOCK_UN).
+bool releases_lock(const Event& e);
 // The fields of a 6-argument lock call (has_lock_fields(e) must hold).
 LockFields lock_fields(const Event& e);
 // Turns a lock call whose fd and command are set into the 6-argument form.
