@@ -165,7 +165,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
     if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
   };
 
-  detail::ReplayThreads workers(plan, setup.imp, worker, setup.own_table());
+  detail::ReplayThreads workers(plan, setup.imp, worker, setup.own_table(), options.thread_fd_import);
   threads = &workers;
   workers.start();
 

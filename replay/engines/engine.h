@@ -53,6 +53,10 @@ struct EngineOptions {
   // design, the default, passes every request through it: two thread wake-ups per request).
   bool coordinator_chain = false;
   bool record_os_threads = false;  // fill EngineResult::os_threads (--time-with ebpf)
+  // Give a forked child's replay threads their fds by pidfd_getfd from the forking thread when the
+  // kernel can (Linux 6.9+, PIDFD_THREAD); false: start the child's first thread at the fork and
+  // let unshare(CLONE_FILES) copy the table, as on older kernels (replay_threads.h).
+  bool thread_fd_import = true;
 };
 
 struct EngineResult {

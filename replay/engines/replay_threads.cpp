@@ -12,9 +12,9 @@
 namespace rastro::replay::detail {
 
 ReplayThreads::ReplayThreads(const Plan& plan, const ImplicitDeps& imp, std::function<void(size_t)> body,
-                             OwnTable own_table)
+                             OwnTable own_table, bool thread_fd_import)
     : body_(std::move(body)), own_table_(std::move(own_table)) {
-  const bool import = kFdTablePerProcess && thread_fd_import_available();
+  const bool import = kFdTablePerProcess && thread_fd_import && thread_fd_import_available();
   // The plan threads of each traced process, in plan order.
   std::vector<int32_t> pids;
   std::unordered_map<int32_t, std::vector<size_t>> of_pid;

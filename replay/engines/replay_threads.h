@@ -58,7 +58,9 @@ class ReplayThreads {
   // table the kernel copied) and opens the stand-ins (ProcessTable::import_fds, open_stand_ins);
   // it returns 0 or -errno.
   using OwnTable = std::function<int(size_t t, int32_t parent_tid)>;
-  ReplayThreads(const Plan& plan, const ImplicitDeps& imp, std::function<void(size_t)> body, OwnTable own_table);
+  // `thread_fd_import`: EngineOptions::thread_fd_import (used only where the kernel has it).
+  ReplayThreads(const Plan& plan, const ImplicitDeps& imp, std::function<void(size_t)> body, OwnTable own_table,
+                bool thread_fd_import = true);
   ~ReplayThreads();  // joins
   ReplayThreads(const ReplayThreads&) = delete;
   ReplayThreads& operator=(const ReplayThreads&) = delete;

@@ -74,7 +74,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
     if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
   };
 
-  detail::ReplayThreads replay_threads(plan, setup.imp, body, setup.own_table());
+  detail::ReplayThreads replay_threads(plan, setup.imp, body, setup.own_table(), options.thread_fd_import);
   threads = &replay_threads;
   replay_threads.start();
   schedule.start(monotonic_ns() + detail::kStartMarginNs);

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -85,6 +86,13 @@ class TableProbe : public RequestHooks {
   int32_t caller_;
 };
 
+// Both engines, each with both ways a forked child gets its parent's fds: pidfd_getfd from the
+// forking thread (Linux 6.9+) and the older kernels' way (its thread started at the fork,
+// unshare(CLONE_FILES) copying the table), which EngineOptions::thread_fd_import = false forces.
+constexpr std::pair<EngineKind, bool> kEnginesAndForkCopies[] = {
+    {EngineKind::kWorkers, true}, {EngineKind::kWorkers, false},
+    {EngineKind::kCoordinator, true}, {EngineKind::kCoordinator, false}};
+
 size_t plan_thread(const Plan& plan, int32_t tid) {
   for (size_t t = 0; t < plan.threads.size(); ++t)
     if (plan.threads[t].tid == tid) return t;
@@ -95,8 +103,8 @@ size_t plan_thread(const Plan& plan, int32_t tid) {
 TEST(ReplayThreads, EachTracedProcessHasAKernelFdTableOfItsOwn) {
   if (!detail::kFdTablePerProcess) GTEST_SKIP() << "ThreadSanitizer build: one fd table (replay_threads.h)";
   if (files_compare(gettid(), gettid()) < 0) GTEST_SKIP() << "kcmp(KCMP_FILES): " << std::strerror(errno);
-  for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
-    SCOPED_TRACE(std::string(engine_name(eng)));
+  for (const auto& [eng, import] : kEnginesAndForkCopies) {
+    SCOPED_TRACE(std::string(engine_name(eng)) + (import ? ", pidfd_getfd at the fork" : ", unshare at the fork"));
     testing::TempDir root;
     SandboxResolver sb(root.path());
     Plan plan = testing::hand_plan(two_processes_three_threads(), false);
@@ -104,6 +112,7 @@ TEST(ReplayThreads, EachTracedProcessHasAKernelFdTableOfItsOwn) {
     TableProbe probe(plan);
     EngineOptions o;
     o.hooks = &probe;
+    o.thread_fd_import = import;
     EngineResult res = run_engine(eng, plan, sb, o);
     EXPECT_EQ(res.stats.skipped_total(), 0u);
     EXPECT_EQ(res.stats.mismatched, 0u);
@@ -143,12 +152,14 @@ TEST(ReplayThreads, AForkedChildKeepsItsFdsWhateverItsParentDoesAfterTheFork) {
   b.add(2, 2, "write", {3, 0, 100}, 100);  // after all of the parent's (temporal order)
   b.add(2, 2, "close", {3}, 0);
   const trace::Trace tr = b.take();
-  for (EngineKind eng : {EngineKind::kWorkers, EngineKind::kCoordinator}) {
-    SCOPED_TRACE(std::string(engine_name(eng)));
+  for (const auto& [eng, import] : kEnginesAndForkCopies) {
+    SCOPED_TRACE(std::string(engine_name(eng)) + (import ? ", pidfd_getfd at the fork" : ", unshare at the fork"));
     testing::TempDir root;
     SandboxResolver sb(root.path());
     Plan plan = testing::hand_plan(tr, true);
-    EngineResult res = run_engine(eng, plan, sb, EngineOptions{});
+    EngineOptions o;
+    o.thread_fd_import = import;
+    EngineResult res = run_engine(eng, plan, sb, o);
     EXPECT_EQ(res.stats.skipped_total(), 0u);
     EXPECT_EQ(res.stats.mismatched, 0u);
     EXPECT_EQ(std::filesystem::file_size(root.sub("a")), 100u);
