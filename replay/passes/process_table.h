@@ -53,6 +53,14 @@ class TracedProcessTable {
     return model_.clone(birth.parent, pid, birth.flags & kCloneFiles, birth.flags & kCloneFs);
   }
 
+  // A successful clone (`e`): its child gets its parent's table and cwd as they are now, not at
+  // its first event — by then the parent may have closed the pipe end the child goes on to use
+  // (a shell's `a | b`: the parent closes both ends right after the forks).
+  void clone_returned(const trace::Event& e) {
+    if (e.rvalue > 0 && e.rvalue <= INT32_MAX && births_.contains(static_cast<int32_t>(e.rvalue)))
+      get(static_cast<int32_t>(e.rvalue));
+  }
+
   // A successful exec: the table is unshared and loses its close-on-exec entries.
   void exec(int32_t pid) {
     get(pid);

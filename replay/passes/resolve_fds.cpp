@@ -153,6 +153,7 @@ class FdResolver {
   // after the creators of the entries it copies, and their closes after it (infer_order.cpp),
   // or a replay could fork before another thread's open and the child would lack the fd.
   void fork(const trace::Event& e) {
+    table_.clone_returned(e);
     // (a thread has no table of its own; clone3's flags are not recorded, its child's pid says it)
     if (e.rvalue <= 0 || e.rvalue > INT32_MAX || !pids_.contains(static_cast<int32_t>(e.rvalue))) return;
     if (e.nargs > 0 && e.arg(0).type == trace::ArgType::kCloneFlags && (e.arg(0).value & kCloneFiles)) return;

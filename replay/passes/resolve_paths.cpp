@@ -97,6 +97,7 @@ class Resolver {
   }
 
   void visit(uint32_t r) {
+    if (semantics(c_.nr[r]) == Sem::kClone && c_.ordered_as_success(r)) table_.clone_returned(read_(c_.order[r]));
     if (!names_paths(c_.nr[r])) return;  // (also: not in the syscall table)
     const trace::Event& e = read_(c_.order[r]);
     const Sem sem = semantics(e.nr);
