@@ -130,8 +130,7 @@ class Inferrer {
       frontier_.push_back(k);
       while (!frontier_.empty() && ends_before_begin(frontier_.front(), max_begin_)) frontier_.pop_front();
     }
-    note_lock_wait(r);
-    const bool release = releases_lock(r);
+    const bool release = note_lock_call(r);
     const uint32_t stream = stream_of(r);
     for (uint32_t d : frontier_) {
       if (release && lock_waits_.count(d)) continue;
@@ -145,7 +144,7 @@ class Inferrer {
   // wrong way round: strace under load stamped gzip's read from tar's pipe ending 4.6 µs before
   // the write that filled it began, so the write waited for the read that waited for its bytes,
   // and the replay stalled for the stream wait (1 s) and failed the read with EAGAIN
-  // (lock_wait_order_test.cpp). So no call on a stream waits in the temporal order for another
+  // (pipe_replay_test.cpp). So no call on a stream waits in the temporal order for another
   // thread's call on the same stream. (The calls that only such a call implied, by ending before
   // it began, are then not waited for either.) The fs order has no edge between a pipe's ends.
   uint32_t stream_of(uint32_t r) const {
@@ -219,8 +218,7 @@ class Inferrer {
       deps_.want(d, EdgeKind::kFdSeq);
       touch(ofd_file(fe.ofd));
     }
-    note_lock_wait(r);
-    const bool release = releases_lock(r);
+    const bool release = note_lock_call(r);
     for (uint32_t file : touched_) deps_.want(last_completed(file_users_[file], r, release), EdgeKind::kFile);
 
     // r is now a user of everything it touched.
@@ -267,14 +265,13 @@ class Inferrer {
   // mismatch) and only then lets the holder go on. So no release (F_UNLCK, LOCK_UN) of another
   // thread waits for a lock wait; everything else still does (an attempt that found the lock held
   // comes after the acquire), and the lock itself orders the replayed waiter after the release.
-  void note_lock_wait(uint32_t r) {
+  // Records r in lock_waits_ when it is a lock wait; returns whether it releases a lock.
+  bool note_lock_call(uint32_t r) {
     const int32_t nr = c_.nr[r];
-    if ((nr == SYS_fcntl || nr == SYS_flock) && trace::may_wait_for_lock_release(read_(c_.order[r])))
-      lock_waits_.insert(r);
-  }
-  bool releases_lock(uint32_t r) {
-    const int32_t nr = c_.nr[r];
-    return (nr == SYS_fcntl || nr == SYS_flock) && trace::releases_lock(read_(c_.order[r]));
+    if (nr != SYS_fcntl && nr != SYS_flock) return false;
+    const trace::Event& e = read_(c_.order[r]);
+    if (trace::may_wait_for_lock_release(e)) lock_waits_.insert(r);
+    return trace::releases_lock(e);
   }
 
   bool uses_entry(uint32_t q, uint32_t en) const {

@@ -3,7 +3,7 @@
 // ended 3 µs before the parent's unlock began; CI, and here with a SCHED_FIFO hog beside it): the
 // fs and temporal orders made the unlock wait for the lock wait that waited for it, and the replay
 // stalled for the lock wait limit (5 s) and reported -ETIMEDOUT. No release may wait for another
-// thread's lock wait (infer_order.cpp, note_lock_wait), and every lock call must replay with its
+// thread's lock wait (infer_order.cpp, note_lock_call), and every lock call must replay with its
 // traced result.
 #include <fcntl.h>
 #include <signal.h>
