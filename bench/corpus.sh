@@ -281,6 +281,52 @@ if n_rounds > 1:
             len(pairs), sum(map(abs, pairs)) / len(pairs), max(pairs, key=abs), sum(abs(x) > 20 for x in pairs)))
 PY
 fi
+# Two rounds' captures of one program against each other per class (`rastro compare` of two
+# captures: the ratio of their median durations, B/A), each round against the next: the per-class
+# spread the program itself shows from run to run, against which the replays' class medians above
+# are read (issue #15's 15 %).
+if [ "$rounds" -gt 1 ]; then
+  rm -f "$out/original_pairs.txt"
+  for p in "${programs[@]}"; do
+    for i in $(seq 1 $((rounds - 1))); do
+      a="$out/$p/trace.round-$i.rastro"; b="$out/$p/trace.round-$((i + 1)).rastro"
+      [ -s "$a" ] && [ -s "$b" ] || continue
+      "$rastro" compare --json "$a" "$b" 2>> "$out/$p/capture.log" | "$python" -c '
+import json, sys
+j = json.load(sys.stdin)
+for c in j["by_class"]:
+    if min(c["timed"]) > 0:
+        print(sys.argv[1], sys.argv[2], c["key"], c["latency_ratio_median"], min(c["timed"]))' "$p" "$i" >> "$out/original_pairs.txt"
+    done
+  done
+  if [ -s "$out/original_pairs.txt" ]; then "$python" - "$out/original_pairs.txt" <<'PY'
+import collections, statistics, sys
+cells = collections.defaultdict(list)
+for prog, pair, c, ratio, timed in (l.split() for l in open(sys.argv[1]) if l.strip()):
+    cells[(prog, c)].append((float(ratio), int(timed)))
+classes = ["data", "metadata", "namespace", "open/close", "fd", "memory"]
+progs = list(dict.fromkeys(p for p, _ in cells))
+print("the originals against each other per class (round N+1's median duration / round N's; median over the "
+      "pairs [range]):")
+print("%-8s" % "program" + "".join("%22s" % c for c in classes))
+within = 0
+for prog in progs:
+    row = ""
+    for c in classes:
+        v = cells.get((prog, c))
+        if not v:
+            row += "%22s" % "-"; continue
+        rs = [r for r, _ in v]
+        med = statistics.median(rs)
+        row += "%22s" % ("%.2f [%.2f-%.2f]" % (med, min(rs), max(rs)))
+        if min(t for _, t in v) >= 5:
+            within += sum(abs(r - 1) <= 0.15 for r in rs)
+    print("%-8s" % prog + row)
+pairs = sum(len(v) for (p, c), v in cells.items() if c in classes and min(t for _, t in v) >= 5)
+print("  single pairs within 15 %%: %d of %d (cells of 5 calls or more)" % (within, pairs))
+PY
+  fi
+fi
 # --time-with ebpf: how many executed calls got their kernel times, over every replay.
 if [ -s "$out/kernel_timing.txt" ]; then "$python" - "$out/kernel_timing.txt" <<'PY'
 import sys

@@ -2,20 +2,28 @@
 // [--min-replayed P]`: the replay fidelity report of an original trace and its replay (what
 // `rastro replay` prints at the end of a run), per call class and syscall: calls, replayed,
 // emulated, skipped by reason, mismatched, replay/original latency ratio, replayer overhead, span error
-// (trace/analysis/replay_comparison.h). Streaming, like `rastro stats`.
+// (trace/analysis/replay_comparison.h). When neither trace is a replay (two captures: two runs of a
+// program), the two runs side by side instead: calls, failed calls, median durations and the
+// latency ratios B/A per class and syscall, span error (trace/analysis/run_comparison.h).
+// Streaming, like `rastro stats`.
 //
 // Exit status: 0; 3 when the report misses a threshold given (--max-span-error, --min-replayed);
-// 2 when a trace is damaged (its intact prefix compared); 1 on bad input (not a replay, the replay of
-// another trace, an unreadable file or summary).
+// 2 when a trace is damaged (its intact prefix compared); 1 on bad input (the replay of another
+// trace, an original that is a replay, an unreadable file or summary, a replay-only option on two
+// runs).
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "common/error.h"
 #include "trace/analysis/replay_comparison.h"
+#include "trace/analysis/run_comparison.h"
 
 namespace {
 
@@ -28,7 +36,40 @@ struct CompareFlags {
   std::optional<double> max_span_error, min_replayed;
 };
 
+void set_exit(const std::vector<std::string>& failures, bool intact) {
+  for (const auto& f : failures) fmt::print(stderr, "rastro compare: {}\n", f);
+  if (!failures.empty()) {
+    cli::set_exit_code(3);
+  } else if (!intact) {
+    cli::set_exit_code(2);
+  }
+}
+
+// Two captures: two runs of the program, side by side.
+void compare_two_runs(const CompareFlags& o) {
+  if (!o.summary.empty() || o.min_replayed)
+    throw Error(fmt::format("{} is not a replay (no event has the replayed flag): {} needs one; without it the "
+                            "two traces are compared as two runs",
+                            o.replayed, !o.summary.empty() ? "--summary" : "--min-replayed"));
+  const trace::RunComparison report = trace::compare_runs(o.original, o.replayed);
+  std::vector<std::string> failures;
+  if (o.max_span_error && std::abs(report.span_error_pct()) > *o.max_span_error)
+    failures.push_back(fmt::format("span error {:+.1f} % is beyond ±{} %", report.span_error_pct(), *o.max_span_error));
+  if (o.json) {
+    nlohmann::json j = report.to_json();
+    j["threshold_failures"] = failures;
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else {
+    fmt::print("{} (A) and {} (B), two runs\n{}", o.original, o.replayed, report.to_text(o.by_call));
+  }
+  std::cout << std::flush;
+  set_exit(failures, report.inputs_intact);
+}
+
 void run_compare(const CompareFlags& o) {
+  // A replay's original is never itself a replay; compare_replay says so when the arguments are
+  // swapped, so only two non-replays are two runs.
+  if (!trace::is_replay_output(o.replayed) && !trace::is_replay_output(o.original)) return compare_two_runs(o);
   trace::FidelityReport report = trace::compare_replay(o.original, o.replayed, o.summary);
   const auto failures = trace::threshold_failures(report, {o.max_span_error, o.min_replayed});
   if (o.json) {
@@ -41,12 +82,7 @@ void run_compare(const CompareFlags& o) {
     fmt::print("{} replayed as {}\n{}", o.original, o.replayed, report.to_text(o.by_call));
   }
   std::cout << std::flush;
-  for (const auto& f : failures) fmt::print(stderr, "rastro compare: {}\n", f);
-  if (!failures.empty()) {
-    cli::set_exit_code(3);
-  } else if (!report.inputs_intact) {
-    cli::set_exit_code(2);
-  }
+  set_exit(failures, report.inputs_intact);
 }
 
 cli::RegisterCommand register_compare{
@@ -54,11 +90,14 @@ cli::RegisterCommand register_compare{
      "Fidelity of a replay: per call class and syscall, calls replayed / skipped (by reason) / mismatched, "
      "replay/original latency ratio (raw, and -b: the replayed durations minus the replayer's timer bias from "
      "REPLAYED's header), the replayer's own delay per call (ovh.us: issue time - planned time), "
-     "span error (exit 3 below --min-replayed or above --max-span-error)",
+     "span error (exit 3 below --min-replayed or above --max-span-error); of two captures (neither a replay): the "
+     "two runs side by side, per class and syscall calls, failed calls, median durations, latency ratios B/A, "
+     "span error",
      105, [](CLI::App& app) {
        auto o = std::make_shared<CompareFlags>();
-       app.add_option("ORIGINAL", o->original, "The traced original (.rastro, .tsv or .csv)")->required();
-       app.add_option("REPLAYED", o->replayed, "Its replay: the -o output of rastro replay or a compiled replayer")
+       app.add_option("ORIGINAL", o->original, "The traced original (.rastro, .tsv or .csv); or run A of two captures")->required();
+       app.add_option("REPLAYED", o->replayed, "Its replay: the -o output of rastro replay or a compiled replayer; or run B, "
+                      "another capture of the same program")
            ->required();
        app.add_option("--summary", o->summary,
                       "The replay's --summary-json file: skip reasons and emulated calls (default: the summary "

@@ -20,4 +20,10 @@ inline int64_t sat_sub(int64_t a, int64_t b) {
   return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
 }
 
+// end - begin of a call, or -1 when it is negative or does not fit (a damaged time).
+inline int64_t checked_elapsed(int64_t begin, int64_t end) {
+  int64_t d;
+  return __builtin_sub_overflow(end, begin, &d) || d < 0 ? -1 : d;
+}
+
 }  // namespace rastro

@@ -1,5 +1,6 @@
 #include "trace/analysis/call_class.h"
 
+#include <algorithm>
 #include <array>
 
 #include "trace/syscalls/syscall_table.h"
@@ -13,6 +14,10 @@ constexpr std::array<std::string_view, 9> kNames = {"data",   "sync",    "metada
 }  // namespace
 
 std::span<const std::string_view> call_class_names() { return kNames; }
+
+size_t call_class_rank(std::string_view cls) {
+  return static_cast<size_t>(std::find(kNames.begin(), kNames.end(), cls) - kNames.begin());
+}
 
 std::string_view call_class(const Event& e) {
   const SyscallInfo* s = syscall_by_nr(e.nr);

@@ -12,6 +12,7 @@
 //   other       a call the syscall table does not know (its name stored in the trace)
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string_view>
 
@@ -21,6 +22,9 @@ namespace rastro::trace {
 
 // Every class name, in the order reports list them.
 std::span<const std::string_view> call_class_names();
+
+// A class name's place in call_class_names() (its size for a name not there): reports sort by it.
+size_t call_class_rank(std::string_view cls);
 
 // The class of an event's call (by its nr).
 std::string_view call_class(const Event& e);

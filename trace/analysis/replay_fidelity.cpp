@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/saturating.h"
 #include "trace/analysis/call_class.h"
 
 namespace rastro::trace {
@@ -13,18 +14,6 @@ namespace {
 
 constexpr double kPpm = 1e6;
 constexpr double kMaxRatioPpm = 1e15;  // a ratio beyond 10^9 is a damaged time, kept finite
-
-// end - begin, or -1 when it is negative or overflows (damaged times must not be undefined behaviour).
-int64_t elapsed(int64_t begin, int64_t end) {
-  int64_t d = 0;
-  return __builtin_sub_overflow(end, begin, &d) || d < 0 ? -1 : d;
-}
-
-// a + b, saturating.
-int64_t plus(int64_t a, int64_t b) {
-  int64_t s = 0;
-  return __builtin_add_overflow(a, b, &s) ? std::numeric_limits<int64_t>::max() : s;
-}
 
 void add_counts(FidelityRow& into, const FidelityRow& from) {
   into.calls += from.calls;
@@ -34,16 +23,11 @@ void add_counts(FidelityRow& into, const FidelityRow& from) {
   for (const auto& [reason, n] : from.skipped_by_reason) into.skipped_by_reason[reason] += n;
   into.mismatched += from.mismatched;
   into.timed += from.timed;
-  into.original_ns = plus(into.original_ns, from.original_ns);
-  into.replay_ns = plus(into.replay_ns, from.replay_ns);
-  into.replay_corrected_ns = plus(into.replay_corrected_ns, from.replay_corrected_ns);
+  into.original_ns = sat_add(into.original_ns, from.original_ns);
+  into.replay_ns = sat_add(into.replay_ns, from.replay_ns);
+  into.replay_corrected_ns = sat_add(into.replay_corrected_ns, from.replay_corrected_ns);
   into.overhead_calls += from.overhead_calls;
-  into.overhead_ns = plus(into.overhead_ns, from.overhead_ns);
-}
-
-size_t class_rank(std::string_view cls) {
-  auto names = call_class_names();
-  return static_cast<size_t>(std::find(names.begin(), names.end(), cls) - names.begin());
+  into.overhead_ns = sat_add(into.overhead_ns, from.overhead_ns);
 }
 
 double median_ratio(const QuantileSketch& s) { return s.count() ? s.quantile(0.5) / kPpm : 0; }
@@ -208,20 +192,20 @@ void FidelityAccumulator::add(const Event& original, std::string_view name, cons
     if (replayed.flags & kEventMismatch) {
       ++r.mismatched;
     } else if (replayed.emulation != Emulation::kEmulated && !unfinished) {
-      const int64_t original_ns = elapsed(original.begin_ns, original.end_ns);
-      const int64_t replay_ns = elapsed(replayed.begin_ns, replayed.end_ns);
+      const int64_t original_ns = checked_elapsed(original.begin_ns, original.end_ns);
+      const int64_t replay_ns = checked_elapsed(replayed.begin_ns, replayed.end_ns);
       if (original_ns > 0 && replay_ns >= 0) {
         ++r.timed;
-        r.original_ns = plus(r.original_ns, original_ns);
-        r.replay_ns = plus(r.replay_ns, replay_ns);
+        r.original_ns = sat_add(r.original_ns, original_ns);
+        r.replay_ns = sat_add(r.replay_ns, replay_ns);
         const int64_t corrected_ns = std::max<int64_t>(0, replay_ns - bias_.median_ns);
-        r.replay_corrected_ns = plus(r.replay_corrected_ns, corrected_ns);
+        r.replay_corrected_ns = sat_add(r.replay_corrected_ns, corrected_ns);
         t.ratio_ppm.add(ratio_ppm(replay_ns, original_ns));
         t.corrected_ratio_ppm.add(ratio_ppm(corrected_ns, original_ns));
-        if (const int64_t overhead = elapsed(replayed.planned_ns, replayed.begin_ns);
+        if (const int64_t overhead = checked_elapsed(replayed.planned_ns, replayed.begin_ns);
             replayed.planned_ns > 0 && overhead >= 0) {
           ++r.overhead_calls;
-          r.overhead_ns = plus(r.overhead_ns, overhead);
+          r.overhead_ns = sat_add(r.overhead_ns, overhead);
         }
       }
     }
@@ -283,7 +267,7 @@ FidelityReport FidelityAccumulator::finish() const {
   for (const auto& entry : calls_) {
     const CallTally& t = entry.second;
     rep.by_call.push_back(with_medians(t));
-    CallTally& c = classes[class_rank(t.row.call_class)];
+    CallTally& c = classes[call_class_rank(t.row.call_class)];
     c.row.key = t.row.call_class;
     add_tally(c, t);
     add_tally(all, t);
@@ -292,14 +276,14 @@ FidelityReport FidelityAccumulator::finish() const {
   all.row.key = "total";
   rep.total = with_medians(all);
   std::stable_sort(rep.by_call.begin(), rep.by_call.end(), [](const FidelityRow& a, const FidelityRow& b) {
-    const size_t ca = class_rank(a.call_class), cb = class_rank(b.call_class);
+    const size_t ca = call_class_rank(a.call_class), cb = call_class_rank(b.call_class);
     if (ca != cb) return ca < cb;
     if (a.calls != b.calls) return a.calls > b.calls;
     return a.key < b.key;
   });
   if (original_begin_) {
-    rep.original_span_ns = std::max<int64_t>(0, elapsed(*original_begin_, *original_end_));
-    rep.replay_span_ns = std::max<int64_t>(0, elapsed(*replay_begin_, *replay_end_));
+    rep.original_span_ns = std::max<int64_t>(0, checked_elapsed(*original_begin_, *original_end_));
+    rep.replay_span_ns = std::max<int64_t>(0, checked_elapsed(*replay_begin_, *replay_end_));
   }
   return rep;
 }

@@ -11,7 +11,8 @@ namespace rastro::trace::strace {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
+// Spaces only: an argument list has no tabs or line ends left.
+std::string_view trim_spaces(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
   return s;
@@ -20,7 +21,7 @@ std::string_view trim(std::string_view s) {
 std::string_view strip_comment(std::string_view s) {
   if (s.ends_with("*/")) {
     size_t open = s.rfind("/*");
-    if (open != std::string_view::npos) return trim(s.substr(0, open));
+    if (open != std::string_view::npos) return trim_spaces(s.substr(0, open));
   }
   return s;
 }
@@ -65,7 +66,7 @@ bool clone3_flags(std::string_view t, int64_t* flags) {
   if (p == std::string_view::npos) return false;
   std::string_view f = t.substr(p + 6);
   size_t end = f.find_first_of(",}");
-  auto v = parse_flags(ArgType::kCloneFlags, trim(f.substr(0, end)));
+  auto v = parse_flags(ArgType::kCloneFlags, trim_spaces(f.substr(0, end)));
   if (!v) return false;
   *flags = *v;
   return true;
@@ -77,12 +78,12 @@ bool clone3_flags(std::string_view t, int64_t* flags) {
 // could not read).
 bool decode_flock(std::string_view t, LockFields* f) {
   if (size_t arrow = t.find(" => "); arrow != std::string_view::npos) t = t.substr(0, arrow);
-  t = trim(t);
+  t = trim_spaces(t);
   if (t.size() < 2 || t.front() != '{' || t.back() != '}') return false;
   int seen = 0;
   for (std::string_view item : split_args(t.substr(1, t.size() - 2))) {
     std::string_view key;
-    std::string_view v = strip_comment(trim(value_of(item, &key)));
+    std::string_view v = strip_comment(trim_spaces(value_of(item, &key)));
     ArgType type = key == "l_type" ? ArgType::kLockType : key == "l_whence" ? ArgType::kWhence : ArgType::kOffset;
     int64_t* slot = key == "l_type" ? &f->type : key == "l_whence" ? &f->whence : key == "l_start" ? &f->start
                   : key == "l_len" ? &f->len : nullptr;
@@ -101,7 +102,7 @@ struct Decoder {
   DecodedArgs& out;
 
   Arg decode(ArgType type, std::string_view text) {
-    text = strip_comment(trim(text));
+    text = strip_comment(trim_spaces(text));
     Arg a;
     a.type = type;
     switch (type) {
@@ -174,7 +175,7 @@ struct Decoder {
 
   // Unknown syscalls: best effort int/str.
   Arg generic(std::string_view text) {
-    text = strip_comment(trim(text));
+    text = strip_comment(trim_spaces(text));
     Arg a;
     std::string s;
     if (decode_quoted(text, &s)) {
@@ -203,7 +204,7 @@ struct Decoder {
 }  // namespace
 
 bool DecodeAnnotatedInt(std::string_view text, int64_t* value, std::string* note, bool* has_note) {
-  text = trim(text);
+  text = trim_spaces(text);
   *has_note = false;
   std::string_view num = text;
   size_t lt = text.find('<');
