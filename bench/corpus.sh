@@ -21,7 +21,9 @@
 # replay is compared with an original of its own moment: two captures of one program minutes apart
 # differ per syscall by up to 30 % on this VM (docs/replay.md "Rounds"). The per-class table then
 # gives, per cell, the median over the rounds of the class median ratio, and the originals' own
-# spread: the coefficient of variation over the rounds of the original's mean latency in the class.
+# spread: the coefficient of variation over the rounds of the original's mean latency in the class;
+# and, from `rastro compare` of two captures, each round's original against the next one's per
+# class (the ratio of their median durations): what a second run of the program gives.
 # Round N's capture stays in DIR/PROGRAM/trace.round-N.rastro (the last also as trace.rastro).
 # PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all). Needs root for eBPF.
 # Each capture follows a warm-up run of the program and a sync (cached code, clean inputs on disk).

@@ -159,13 +159,7 @@ std::string FidelityReport::to_text(bool with_calls) const {
   o += fmt::format("  {:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>9} {:>9} {:>8}\n", "class", "calls",
                    "replayed", "emulated", "skipped", "mismatch", "faithful%", "lat.sum", "lat.med", "lat.sum-b",
                    "lat.med-b", "ovh.us");
-  for (const auto& c : by_class) {
-    row(c, "");
-    if (!with_calls) continue;
-    for (const auto& r : by_call)
-      if (r.call_class == c.key) row(r, "  ");
-  }
-  row(total, "");
+  for_each_report_row(by_class, by_call, total, with_calls, row);
   if (notes == "none" && total.skipped)
     o += "  (skip reasons unknown: the replayed trace does not carry them; give the replay's --summary-json)\n";
   for (const auto& w : warnings) o += "  warning: " + w + "\n";
@@ -173,13 +167,7 @@ std::string FidelityReport::to_text(bool with_calls) const {
 }
 
 void FidelityAccumulator::add(const Event& original, std::string_view name, const ReplayedCall& replayed) {
-  auto it = calls_.find(name);
-  if (it == calls_.end()) {
-    it = calls_.emplace(std::string(name), CallTally{}).first;
-    it->second.row.key = std::string(name);
-    it->second.row.call_class = std::string(call_class(original));
-  }
-  CallTally& t = it->second;
+  CallTally& t = tally_of(calls_, name, original);
   FidelityRow& r = t.row;
   ++r.calls;
   const bool unfinished = original.flags & kEventUnfinished;
@@ -210,11 +198,8 @@ void FidelityAccumulator::add(const Event& original, std::string_view name, cons
       }
     }
   }
-  const int64_t original_end = unfinished ? original.begin_ns : std::max(original.end_ns, original.begin_ns);
-  original_begin_ = std::min(original_begin_.value_or(original.begin_ns), original.begin_ns);
-  original_end_ = std::max(original_end_.value_or(original_end), original_end);
-  replay_begin_ = std::min(replay_begin_.value_or(replayed.begin_ns), replayed.begin_ns);
-  replay_end_ = std::max(replay_end_.value_or(replayed.end_ns), replayed.end_ns);
+  original_span_.add(original);
+  replay_span_.add(replayed.begin_ns, replayed.end_ns);
 }
 
 std::vector<std::string> FidelityAccumulator::apply_notes(
@@ -262,28 +247,13 @@ FidelityReport FidelityAccumulator::finish() const {
     r.latency_ratio_median_corrected = median_ratio(t.corrected_ratio_ppm);
     return r;
   };
-  CallTally all;
-  std::map<size_t, CallTally> classes;
-  for (const auto& entry : calls_) {
-    const CallTally& t = entry.second;
-    rep.by_call.push_back(with_medians(t));
-    CallTally& c = classes[call_class_rank(t.row.call_class)];
-    c.row.key = t.row.call_class;
-    add_tally(c, t);
-    add_tally(all, t);
-  }
-  for (const auto& entry : classes) rep.by_class.push_back(with_medians(entry.second));
-  all.row.key = "total";
-  rep.total = with_medians(all);
-  std::stable_sort(rep.by_call.begin(), rep.by_call.end(), [](const FidelityRow& a, const FidelityRow& b) {
-    const size_t ca = call_class_rank(a.call_class), cb = call_class_rank(b.call_class);
-    if (ca != cb) return ca < cb;
-    if (a.calls != b.calls) return a.calls > b.calls;
-    return a.key < b.key;
-  });
-  if (original_begin_) {
-    rep.original_span_ns = std::max<int64_t>(0, checked_elapsed(*original_begin_, *original_end_));
-    rep.replay_span_ns = std::max<int64_t>(0, checked_elapsed(*replay_begin_, *replay_end_));
+  auto rows = roll_up_by_class(calls_, add_tally, with_medians, [](const FidelityRow& r) { return r.calls; });
+  rep.by_call = std::move(rows.by_call);
+  rep.by_class = std::move(rows.by_class);
+  rep.total = std::move(rows.total);
+  if (!original_span_.empty()) {
+    rep.original_span_ns = original_span_.ns();
+    rep.replay_span_ns = replay_span_.ns();
   }
   return rep;
 }

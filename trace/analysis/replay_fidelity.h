@@ -35,6 +35,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "trace/analysis/calls_span.h"
 #include "trace/analysis/quantile_sketch.h"
 #include "trace/model/event.h"
 
@@ -159,7 +160,7 @@ class FidelityAccumulator {
   };
   TimerBias bias_;
   std::map<std::string, CallTally, std::less<>> calls_;
-  std::optional<int64_t> original_begin_, original_end_, replay_begin_, replay_end_;
+  CallsSpan original_span_, replay_span_;
 };
 
 // Thresholds a caller can ask the report to meet (`rastro compare --max-span-error/--min-replayed`).

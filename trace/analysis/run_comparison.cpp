@@ -12,6 +12,7 @@
 
 #include "common/saturating.h"
 #include "trace/analysis/call_class.h"
+#include "trace/analysis/calls_span.h"
 #include "trace/analysis/quantile_sketch.h"
 #include "trace/io/trace_reader.h"
 #include "trace/model/trace.h"
@@ -47,18 +48,11 @@ RunRow with_medians(const Tally& t) {
 void read_run(const std::string& path, int side, std::map<std::string, Tally, std::less<>>& calls,
               RunComparison& out) {
   auto reader = open_trace_reader(path);
-  std::optional<int64_t> first, last;
+  CallsSpan span;
   std::span<const Event> block;
   while (reader->next_events(&block)) {
     for (const Event& e : block) {
-      const std::string_view name = function_name(e, reader->strings());
-      auto it = calls.find(name);
-      if (it == calls.end()) {
-        it = calls.emplace(std::string(name), Tally{}).first;
-        it->second.row.key = std::string(name);
-        it->second.row.call_class = std::string(call_class(e));
-      }
-      Tally& t = it->second;
+      Tally& t = tally_of(calls, function_name(e, reader->strings()), e);
       ++t.row.calls[side];
       if (e.failed()) ++t.row.failed[side];
       const bool unfinished = e.flags & kEventUnfinished;
@@ -67,14 +61,12 @@ void read_run(const std::string& path, int side, std::map<std::string, Tally, st
         t.row.sum_ns[side] = sat_add(t.row.sum_ns[side], d);
         t.durations[side].add(d);
       }
-      const int64_t end = unfinished ? e.begin_ns : std::max(e.end_ns, e.begin_ns);
-      first = std::min(first.value_or(e.begin_ns), e.begin_ns);
-      last = std::max(last.value_or(end), end);
+      span.add(e);
     }
   }
   out.paths[side] = path;
   out.backends[side] = reader->header().backend;
-  out.span_ns[side] = first ? std::max<int64_t>(0, checked_elapsed(*first, *last)) : 0;
+  out.span_ns[side] = span.ns();
   if (!reader->report().intact) {
     out.inputs_intact = false;
     out.warnings.push_back(fmt::format("{}: damaged, compared its intact prefix ({})", path, reader->report().problem));
@@ -142,13 +134,7 @@ std::string RunComparison::to_text(bool with_calls) const {
   };
   o += fmt::format("  {:<16} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8}\n", "class", "calls.A", "calls.B",
                    "failed.A", "failed.B", "med.A.us", "med.B.us", "lat.sum", "lat.med");
-  for (const auto& c : by_class) {
-    row(c, "");
-    if (!with_calls) continue;
-    for (const auto& r : by_call)
-      if (r.call_class == c.key) row(r, "  ");
-  }
-  row(total, "");
+  for_each_report_row(by_class, by_call, total, with_calls, row);
   for (const auto& w : warnings) o += "  warning: " + w + "\n";
   return o;
 }
@@ -164,26 +150,11 @@ RunComparison compare_runs(const std::string& a, const std::string& b) {
         "runs'",
         out.backends[0].empty() ? "an unknown instrument" : out.backends[0],
         out.backends[1].empty() ? "an unknown instrument" : out.backends[1]));
-  Tally all;
-  std::map<size_t, Tally> classes;
-  for (const auto& entry : calls) {
-    const Tally& t = entry.second;
-    out.by_call.push_back(with_medians(t));
-    Tally& c = classes[call_class_rank(t.row.call_class)];
-    c.row.key = t.row.call_class;
-    add_into(c, t);
-    add_into(all, t);
-  }
-  for (const auto& entry : classes) out.by_class.push_back(with_medians(entry.second));
-  all.row.key = "total";
-  out.total = with_medians(all);
-  std::stable_sort(out.by_call.begin(), out.by_call.end(), [](const RunRow& x, const RunRow& y) {
-    const size_t cx = call_class_rank(x.call_class), cy = call_class_rank(y.call_class);
-    if (cx != cy) return cx < cy;
-    const uint64_t nx = x.calls[0] + x.calls[1], ny = y.calls[0] + y.calls[1];
-    if (nx != ny) return nx > ny;
-    return x.key < y.key;
-  });
+  auto rows = roll_up_by_class(calls, add_into, with_medians,
+                               [](const RunRow& r) { return r.calls[0] + r.calls[1]; });
+  out.by_call = std::move(rows.by_call);
+  out.by_class = std::move(rows.by_class);
+  out.total = std::move(rows.total);
   return out;
 }
 
