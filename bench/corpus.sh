@@ -31,6 +31,10 @@
 # failing replay can be studied (the others' roots and compiled replayers are removed: a fio root
 # is 300 MB).
 set -euo pipefail
+# The whole script is one block, read before it runs: bash reads a script as it goes, so editing
+# this file during a 25-minute run would otherwise make it execute the edited file from the old
+# offset (it did: a syntax error after the last round).
+{
 
 backend=ebpf
 out=/tmp/rastro-corpus
@@ -340,3 +344,5 @@ print("kernel-timed: %d of %d executed calls (%.2f %%) over %d replays; %d with 
                                                                 worst[0], 100.0 * int(worst[2]) / max(1, int(worst[1]))))
 PY
 fi
+exit
+}
