@@ -3,7 +3,7 @@
 // `rastro replay` prints at the end of a run), per call class and syscall: calls, replayed,
 // emulated, skipped by reason, mismatched, replay/original latency ratio, replayer overhead, span error
 // (trace/analysis/replay_comparison.h). When neither trace is a replay (two captures: two runs of a
-// program), the two runs side by side instead: calls, failed calls, median durations and the
+// program), or both are (two replayers' replays of one trace), the two runs side by side instead: calls, failed calls, median durations and the
 // latency ratios B/A per class and syscall, span error (trace/analysis/run_comparison.h).
 // Streaming, like `rastro stats`.
 //
@@ -48,9 +48,9 @@ void set_exit(const std::vector<std::string>& failures, bool intact) {
 // Two captures: two runs of the program, side by side.
 void compare_two_runs(const CompareFlags& o) {
   if (!o.summary.empty() || o.min_replayed)
-    throw Error(fmt::format("{} is not a replay (no event has the replayed flag): {} needs one; without it the "
-                            "two traces are compared as two runs",
-                            o.replayed, !o.summary.empty() ? "--summary" : "--min-replayed"));
+    throw Error(fmt::format("{} and {} are compared as two runs (both captures, or both replays): {} needs an "
+                            "original and its replay",
+                            o.original, o.replayed, !o.summary.empty() ? "--summary" : "--min-replayed"));
   const trace::RunComparison report = trace::compare_runs(o.original, o.replayed);
   std::vector<std::string> failures;
   if (o.max_span_error && std::abs(report.span_error_pct()) > *o.max_span_error)
@@ -67,9 +67,10 @@ void compare_two_runs(const CompareFlags& o) {
 }
 
 void run_compare(const CompareFlags& o) {
-  // A replay's original is never itself a replay; compare_replay says so when the arguments are
-  // swapped, so only two non-replays are two runs.
-  if (!trace::is_replay_output(o.replayed) && !trace::is_replay_output(o.original)) return compare_two_runs(o);
+  // A replay's original is never itself a replay: a replay given first before a capture is a swap,
+  // which compare_replay points out. Two captures, or two replays (of one trace by two replayers,
+  // say), are two runs.
+  if (trace::is_replay_output(o.original) == trace::is_replay_output(o.replayed)) return compare_two_runs(o);
   trace::FidelityReport report = trace::compare_replay(o.original, o.replayed, o.summary);
   const auto failures = trace::threshold_failures(report, {o.max_span_error, o.min_replayed});
   if (o.json) {
@@ -90,14 +91,14 @@ cli::RegisterCommand register_compare{
      "Fidelity of a replay: per call class and syscall, calls replayed / skipped (by reason) / mismatched, "
      "replay/original latency ratio (raw, and -b: the replayed durations minus the replayer's timer bias from "
      "REPLAYED's header), the replayer's own delay per call (ovh.us: issue time - planned time), "
-     "span error (exit 3 below --min-replayed or above --max-span-error); of two captures (neither a replay): the "
+     "span error (exit 3 below --min-replayed or above --max-span-error); of two captures (or two replays): the "
      "two runs side by side, per class and syscall calls, failed calls, median durations, latency ratios B/A, "
      "span error",
      105, [](CLI::App& app) {
        auto o = std::make_shared<CompareFlags>();
-       app.add_option("ORIGINAL", o->original, "The traced original (.rastro, .tsv or .csv); or run A of two captures")->required();
+       app.add_option("ORIGINAL", o->original, "The traced original (.rastro, .tsv or .csv); or run A of two captures (or two replays)")->required();
        app.add_option("REPLAYED", o->replayed, "Its replay: the -o output of rastro replay or a compiled replayer; or run B, "
-                      "another capture of the same program")
+                      "another capture of the same program (or another replay of the same trace)")
            ->required();
        app.add_option("--summary", o->summary,
                       "The replay's --summary-json file: skip reasons and emulated calls (default: the summary "

@@ -205,6 +205,12 @@ TEST_F(CompareCli, TwoCapturesAreComparedAsTwoRuns) {
   EXPECT_NE(min.err.find("--min-replayed"), std::string::npos) << min.err;
   const auto span = rastro("compare --max-span-error 0 " + trace() + " " + second_trace());
   EXPECT_EQ(span.status, 3) << span.err;
+  // Two replays (here one against itself) are two runs as well.
+  const auto replays = rastro("compare --json " + replayed() + " " + replayed());
+  ASSERT_EQ(replays.status, 0) << replays.err;
+  const auto rj = nlohmann::json::parse(replays.out);
+  EXPECT_EQ(rj["mode"], "runs");
+  EXPECT_EQ(rj["span_error_pct"].get<double>(), 0.0);
 }
 
 TEST_F(CompareCli, WhatIsNotAReplayOfTheOriginalIsRefused) {

@@ -150,7 +150,7 @@ TEST_F(RunComparisonTest, TwoInstrumentsAreNamedInAWarning) {
   write_trace(path("b.rastro"), b);
   const RunComparison c = compare_runs(path("a.rastro"), path("b.rastro"));
   ASSERT_EQ(c.warnings.size(), 1u);
-  EXPECT_THAT(c.warnings[0], HasSubstr("A was captured by ebpf and B by ptrace"));
+  EXPECT_THAT(c.warnings[0], HasSubstr("A was recorded by ebpf and B by ptrace"));
 }
 
 TEST_F(RunComparisonTest, AReplayerOutputIsToldFromACapture) {

@@ -146,7 +146,7 @@ RunComparison compare_runs(const std::string& a, const std::string& b) {
   read_run(b, 1, calls, out);
   if (out.backends[0] != out.backends[1])
     out.warnings.push_back(fmt::format(
-        "A was captured by {} and B by {}: their durations are two instruments' (docs/metrology.md), not only two "
+        "A was recorded by {} and B by {}: their durations are two instruments' (docs/metrology.md), not only two "
         "runs'",
         out.backends[0].empty() ? "an unknown instrument" : out.backends[0],
         out.backends[1].empty() ? "an unknown instrument" : out.backends[1]));

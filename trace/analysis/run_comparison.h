@@ -1,5 +1,5 @@
-// `rastro compare A B` when neither trace is a replay: two runs of one program (two captures), set
-// side by side. No call of one run is the replay of a call of the other — pids, tids, interleaving
+// `rastro compare A B` when neither trace is a replay — two runs of one program (two captures) — or
+// both are (two replayers' replays of one trace), set side by side. No call of one run is the replay of a call of the other — pids, tids, interleaving
 // and even the number of calls differ from run to run — so nothing is paired (replay_pairing.h
 // pairs a replay with its original; this does not): each run is summarised on its own, per syscall,
 // per call class (call_class.h) and in total — calls, failed calls, and over the finished calls
@@ -43,7 +43,7 @@ struct RunRow {
 
 struct RunComparison {
   std::array<std::string, 2> paths;
-  std::array<std::string, 2> backends;  // the instruments that captured them (trace headers)
+  std::array<std::string, 2> backends;  // the instruments that recorded them (trace headers)
   std::array<int64_t, 2> span_ns{};     // first begin to last end; an unfinished call ends at its begin
   RunRow total;
   std::vector<RunRow> by_class;  // classes with calls in either run, in call_class_names() order
