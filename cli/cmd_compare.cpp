@@ -11,7 +11,6 @@
 // 2 when a trace is damaged (its intact prefix compared); 1 on bad input (the replay of another
 // trace, an original that is a replay, an unreadable file or summary, a replay-only option on two
 // runs).
-#include <cmath>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -36,7 +35,17 @@ struct CompareFlags {
   std::optional<double> max_span_error, min_replayed;
 };
 
-void set_exit(const std::vector<std::string>& failures, bool intact) {
+// Prints the report (`json`, or `text` under its `heading`), then its threshold failures on stderr,
+// and sets the exit status.
+void emit(const CompareFlags& o, nlohmann::json json, const std::string& heading, const std::string& text,
+          const std::vector<std::string>& failures, bool intact) {
+  if (o.json) {
+    json["threshold_failures"] = failures;
+    std::cout << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else {
+    fmt::print("{}\n{}", heading, text);
+  }
+  std::cout << std::flush;
   for (const auto& f : failures) fmt::print(stderr, "rastro compare: {}\n", f);
   if (!failures.empty()) {
     cli::set_exit_code(3);
@@ -53,17 +62,9 @@ void compare_two_runs(const CompareFlags& o) {
                             o.original, o.replayed, !o.summary.empty() ? "--summary" : "--min-replayed"));
   const trace::RunComparison report = trace::compare_runs(o.original, o.replayed);
   std::vector<std::string> failures;
-  if (o.max_span_error && std::abs(report.span_error_pct()) > *o.max_span_error)
-    failures.push_back(fmt::format("span error {:+.1f} % is beyond ±{} %", report.span_error_pct(), *o.max_span_error));
-  if (o.json) {
-    nlohmann::json j = report.to_json();
-    j["threshold_failures"] = failures;
-    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else {
-    fmt::print("{} (A) and {} (B), two runs\n{}", o.original, o.replayed, report.to_text(o.by_call));
-  }
-  std::cout << std::flush;
-  set_exit(failures, report.inputs_intact);
+  if (auto span = trace::span_error_beyond(report.span_error_pct(), o.max_span_error)) failures.push_back(*span);
+  emit(o, report.to_json(), fmt::format("{} (A) and {} (B), two runs", o.original, o.replayed),
+       report.to_text(o.by_call), failures, report.inputs_intact);
 }
 
 void run_compare(const CompareFlags& o) {
@@ -72,18 +73,11 @@ void run_compare(const CompareFlags& o) {
   // say), are two runs.
   if (trace::is_replay_output(o.original) == trace::is_replay_output(o.replayed)) return compare_two_runs(o);
   trace::FidelityReport report = trace::compare_replay(o.original, o.replayed, o.summary);
-  const auto failures = trace::threshold_failures(report, {o.max_span_error, o.min_replayed});
-  if (o.json) {
-    nlohmann::json j = report.to_json();
-    j["original"] = o.original;
-    j["replayed"] = o.replayed;
-    j["threshold_failures"] = failures;
-    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else {
-    fmt::print("{} replayed as {}\n{}", o.original, o.replayed, report.to_text(o.by_call));
-  }
-  std::cout << std::flush;
-  set_exit(failures, report.inputs_intact);
+  nlohmann::json j = report.to_json();
+  j["original"] = o.original;
+  j["replayed"] = o.replayed;
+  emit(o, std::move(j), fmt::format("{} replayed as {}", o.original, o.replayed), report.to_text(o.by_call),
+       trace::threshold_failures(report, {o.max_span_error, o.min_replayed}), report.inputs_intact);
 }
 
 cli::RegisterCommand register_compare{
@@ -96,7 +90,9 @@ cli::RegisterCommand register_compare{
      "span error",
      105, [](CLI::App& app) {
        auto o = std::make_shared<CompareFlags>();
-       app.add_option("ORIGINAL", o->original, "The traced original (.rastro, .tsv or .csv); or run A of two captures (or two replays)")->required();
+       app.add_option("ORIGINAL", o->original,
+                      "The traced original (.rastro, .tsv or .csv); or run A of two captures (or two replays)")
+           ->required();
        app.add_option("REPLAYED", o->replayed, "Its replay: the -o output of rastro replay or a compiled replayer; or run B, "
                       "another capture of the same program (or another replay of the same trace)")
            ->required();

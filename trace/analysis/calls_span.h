@@ -5,7 +5,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cmath>
 #include <optional>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "common/saturating.h"
 #include "trace/model/event.h"
@@ -28,5 +32,11 @@ class CallsSpan {
  private:
   std::optional<int64_t> first_, last_;
 };
+
+// `--max-span-error`: the sentence saying a span error is beyond the bound, or nothing.
+inline std::optional<std::string> span_error_beyond(double span_error_pct, std::optional<double> max_pct) {
+  if (!max_pct || std::abs(span_error_pct) <= *max_pct) return std::nullopt;
+  return fmt::format("span error {:+.1f} % is beyond ±{} %", span_error_pct, *max_pct);
+}
 
 }  // namespace rastro::trace

@@ -8,6 +8,7 @@
 
 #include "common/saturating.h"
 #include "trace/analysis/call_class.h"
+#include "trace/analysis/class_rollup.h"
 
 namespace rastro::trace {
 namespace {
@@ -260,9 +261,7 @@ FidelityReport FidelityAccumulator::finish() const {
 
 std::vector<std::string> threshold_failures(const FidelityReport& report, const FidelityThresholds& thresholds) {
   std::vector<std::string> out;
-  if (thresholds.max_span_error_pct && std::abs(report.span_error_pct()) > *thresholds.max_span_error_pct)
-    out.push_back(fmt::format("span error {:+.1f} % is beyond ±{} %", report.span_error_pct(),
-                              *thresholds.max_span_error_pct));
+  if (auto span = span_error_beyond(report.span_error_pct(), thresholds.max_span_error_pct)) out.push_back(*span);
   if (thresholds.min_replayed_pct && report.total.faithful_pct() < *thresholds.min_replayed_pct)
     out.push_back(fmt::format("{:.2f} % of the calls replayed with the traced result, below {} %",
                               report.total.faithful_pct(), *thresholds.min_replayed_pct));

@@ -1,17 +1,15 @@
 #include "trace/analysis/run_comparison.h"
 
-#include <algorithm>
-#include <cmath>
-#include <limits>
+#include <array>
 #include <map>
-#include <memory>
-#include <optional>
 #include <span>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "common/saturating.h"
 #include "trace/analysis/call_class.h"
+#include "trace/analysis/class_rollup.h"
 #include "trace/analysis/calls_span.h"
 #include "trace/analysis/quantile_sketch.h"
 #include "trace/io/trace_reader.h"
@@ -44,7 +42,7 @@ RunRow with_medians(const Tally& t) {
   return r;
 }
 
-// Reads run `side` into `calls`; returns its span and notes a damaged input in `out`.
+// Reads run `side` into `calls`, and its path, instrument and span into `out` (a damaged input noted).
 void read_run(const std::string& path, int side, std::map<std::string, Tally, std::less<>>& calls,
               RunComparison& out) {
   auto reader = open_trace_reader(path);
