@@ -145,7 +145,10 @@ int SandboxResolver::open_parent(std::string_view abs_path, Parent* out) const {
   return 0;
 }
 
-std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+// thread-self, not self: a replay thread standing for a forked process has its own fd table
+// (unshare(CLONE_FILES)), and /proc/self/fd is the thread-group leader's table, where N is
+// another file or none (path xattr calls acted on the wrong file or failed with ENOENT).
+std::string fd_path(int fd) { return "/proc/thread-self/fd/" + std::to_string(fd); }
 
 namespace {
 #ifndef SYS_fchmodat2

@@ -85,7 +85,8 @@ class SandboxResolver {
   UniqueFd root_fd_;
 };
 
-// A path through which the runtime's own syscalls can act on an O_PATH fd ("/proc/self/fd/N").
+// A path through which the runtime's own syscalls can act on an O_PATH fd of the calling thread's
+// fd table ("/proc/thread-self/fd/N").
 // The fd was resolved inside the root, so following this magic link stays inside it.
 std::string fd_path(int fd);
 

@@ -3,11 +3,17 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sched.h>
+#include <sys/xattr.h>
 #include <unistd.h>
+
+#include <climits>
+#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "replay/engines/replay_threads.h"
 #include "replay_test_util.h"
 
 namespace rastro::replay {
@@ -101,6 +107,38 @@ TEST(SandboxResolver, RefusesDeviceNodesAndFifosInsideTheRoot) {
   ASSERT_GE(fd, 0);
   EXPECT_EQ(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);  // the probe's O_NONBLOCK is cleared
   close(fd);
+}
+
+// A replay thread standing for a forked process has its own fd table: fd_path(N) must name the
+// calling thread's fd N, not the thread-group leader's (there N was another file, or none: a path
+// xattr call then acted on that file, or failed with ENOENT).
+TEST(SandboxResolver, FdPathIsTheCallingThreadsFd) {
+  if (!detail::kFdTablePerProcess) GTEST_SKIP() << "ThreadSanitizer build: one fd table (replay_threads.h)";
+  TempDir top;
+  testing::write_file(top.sub("inside"), "a");
+  testing::write_file(top.sub("leaders"), "b");
+  UniqueFd leaders(::open(top.sub("leaders").c_str(), O_PATH | O_CLOEXEC));
+  ASSERT_GE(leaders.get(), 0);
+  const int n = leaders.get();
+  std::string seen;
+  int xattr_err = 0;
+  std::thread([&] {
+    if (::unshare(CLONE_FILES) != 0) return;
+    int fd = ::open(top.sub("inside").c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0 || ::dup2(fd, n) != n) return;  // in this table only, n is the file inside
+    char buf[PATH_MAX];
+    ssize_t len = ::readlink(fd_path(n).c_str(), buf, sizeof buf);
+    if (len > 0) seen.assign(buf, static_cast<size_t>(len));
+    if (::setxattr(fd_path(n).c_str(), "user.rastro", "1", 1, 0) != 0) xattr_err = errno;
+  }).join();
+  EXPECT_EQ(seen, top.sub("inside"));
+  char v[4];
+  if (xattr_err == 0) {
+    EXPECT_EQ(::getxattr(top.sub("inside").c_str(), "user.rastro", v, sizeof v), 1);
+  } else {
+    EXPECT_EQ(xattr_err, ENOTSUP) << "setxattr through fd_path: " << std::strerror(xattr_err);
+  }
+  EXPECT_EQ(::getxattr(top.sub("leaders").c_str(), "user.rastro", v, sizeof v), -1) << "the leader's fd was acted on";
 }
 
 }  // namespace
