@@ -29,6 +29,17 @@ int64_t CallOps::unsupported() {
 
 bool CallOps::path_arg(int di, int pi, std::string* out) {
   std::string_view p = str(pi);
+  if (p.empty() && !empty_path_allowed()) {
+    // "" names nothing: the kernel fails the call with ENOENT before any lookup (cmake calls
+    // mkdir("")); it must not become the cwd. A traced success on "" is a path the capture could
+    // not read.
+    if (c.traced_ok()) {
+      c.skip = SkipReason::kBadPath;
+    } else {
+      c.emulated = true;
+    }
+    return false;
+  }
   std::string base;
   const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
   const int slot = info ? info->path_slot(pi) : -1;  // which Request::path (a symlink's target is none)
@@ -57,6 +68,12 @@ bool CallOps::path_arg(int di, int pi, std::string* out) {
     case PathVerdict::kSpecial: c.skip = SkipReason::kSpecialPath; return false;
     case PathVerdict::kBadBytes: c.skip = SkipReason::kBadPath; return false;
   }
+  return false;
+}
+
+bool CallOps::empty_path_allowed() const {
+  for (int k = 0; k < std::min<int>(e.nargs, trace::kMaxArgs); ++k)
+    if (e.arg(k).type == trace::ArgType::kAtFlags && (e.arg(k).value & AT_EMPTY_PATH)) return true;
   return false;
 }
 

@@ -65,6 +65,8 @@ class CallOps {
   // Absolute traced path of path argument `pi`, relative to dirfd argument `di` (-1 = cwd).
   // Returns false with c.skip set when it cannot be used.
   bool path_arg(int di, int pi, std::string* out);
+  // AT_EMPTY_PATH among the call's flags: an empty path then names the dirfd (or the cwd).
+  bool empty_path_allowed() const;
   // O_PATH object fd for a path argument; returns -errno, or 1 with c.skip set.
   int64_t object(int di, int pi, bool follow, UniqueFd* out);
   int64_t parent(int di, int pi, SandboxResolver::Parent* out);

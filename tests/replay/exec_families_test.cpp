@@ -108,6 +108,32 @@ TEST(ExecFamilies, NamespaceChangesNames) {
   EXPECT_TRUE(std::filesystem::is_symlink(r.dir.sub("a/l")));
 }
 
+// "" names nothing: the kernel fails a call on it with ENOENT before any lookup (cmake's
+// mkdir("") after a chdir into a directory that exists). It must not act on the cwd.
+TEST(ExecFamilies, AnEmptyPathFailsWithEnoentAndTouchesNothing) {
+  TraceBuilder b;
+  b.add(1, 1, "mkdir", {0, 0755}, 0, {"/w"});
+  b.add(1, 1, "chdir", {}, 0, {"/w"});
+  b.add(1, 1, "mkdir", {0, 0777}, -ENOENT, {""});
+  b.add(1, 1, "chmod", {0, 0700}, -ENOENT, {""});
+  b.add(1, 1, "rmdir", {}, -ENOENT, {""});
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY, 0600}, -ENOENT, {""});
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, AT_EMPTY_PATH}, 0, {""});  // AT_EMPTY_PATH: the cwd itself
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDONLY, 0}, 3, {""});  // a success on "": a path the capture lost
+  FamilyRun r(b);
+  for (size_t i = 2; i < 6; ++i) {
+    EXPECT_EQ(r.outs[i].flags, 0u) << i;
+    EXPECT_EQ(r.outs[i].rvalue, -ENOENT) << i;
+  }
+  EXPECT_EQ(r.outs[6].flags, 0u);
+  EXPECT_EQ(r.outs[6].rvalue, 0);
+  EXPECT_EQ(r.outs[7].skip, SkipReason::kBadPath);
+  EXPECT_EQ(r.scratch.stats.emulated, 4u);
+  struct stat st {};
+  ASSERT_EQ(::stat(r.dir.sub("w").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0755u);  // chmod("") did not reach the cwd
+}
+
 TEST(ExecFamilies, FdOpsDuplicateAndPipe) {
   TraceBuilder b;
   b.add(1, 1, "open", {0, O_CREAT | O_RDWR, 0644}, 3, {"/p"});
