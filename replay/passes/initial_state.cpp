@@ -38,6 +38,11 @@ struct PathInfo {
   // The end of the furthest write so far: a read (or SEEK_END) ending there or before may have
   // read what the trace wrote, and says nothing about the original size.
   uint64_t written_end = 0;
+  // The end of the file a read met (it returned fewer bytes than asked) or lseek(SEEK_END) gave
+  // while the file held its pre-trace content: its size exactly (0: not seen). A mapping may
+  // reach past the end (the loader maps a library's whole segment span), a read may not.
+  uint64_t eof = 0;
+  uint64_t read_end = 0;  // the furthest end a read or lseek reached (mappings apart)
   uint64_t link_len = 0;
   std::string link_target;  // the target the program's path walk shows (empty: not seen)
   bool executable = false;  // access(X_OK) or execve succeeded on it
@@ -68,6 +73,7 @@ struct OpenFile {
   uint64_t pos = 0;
   bool append = false;  // O_APPEND: every write lands at the end of the file
   PathInfo* info = nullptr;  // paths_[path] (std::map nodes stay put): no string lookup per read
+  bool resolution_seen = false;  // the capture's path of the fd was compared with `path`
   // A getdents64 listing under way on this open directory: the bytes so far, and whether it
   // began from the start of a directory the trace had not changed.
   bool listing = false;
@@ -94,10 +100,16 @@ class Planner {
   std::string path_of(Proc& pr, const trace::Event& e, int di, int pi) const;
   void first_use(const std::string& p, Initial how, Shape shape = Shape::kUnknown);
   void ancestors(const std::string& p);
-  void needs(OpenFile* f, uint64_t end);
+  void needs(OpenFile* f, uint64_t end, bool read = true);
   void wrote(OpenFile* f, uint64_t end);
   void absent_below(const std::string& p);
   void follow_link_walk(Proc& pr, const trace::Event& e, const trace::SyscallInfo* si);
+  void note_resolution(OpenFile* f, std::string_view recorded);
+  void link_targets_from_resolutions();
+  std::string placeholder_target(const std::string& link, uint64_t len) const;
+  void rehome_below_links();
+  static void merge_into(PathInfo& into, const PathInfo& other);
+  void at_end_of_file(OpenFile* f, uint64_t end);
   void executable_through_links();
   bool below_absent(const std::string& p);
   void faulted(const trace::Event& e);
@@ -113,6 +125,9 @@ class Planner {
   std::unordered_map<int32_t, int32_t> tid_to_pid_;
   std::unordered_map<int32_t, int32_t> parent_of_;  // child pid -> the pid that forked it
   std::unordered_map<int32_t, PendingLink> link_walk_;  // tid -> the link it read last
+  // A name a program opened -> the kernel's resolution of it (the capture's path of the fd), for
+  // the leading components where they differ: a symlink was followed there.
+  std::map<std::string, std::string> resolves_to_;
 };
 
 std::string Planner::path_of(Proc& pr, const trace::Event& e, int di, int pi) const {
@@ -154,11 +169,19 @@ void Planner::ancestors(const std::string& p) {
   }
 }
 
-void Planner::needs(OpenFile* f, uint64_t end) {
+void Planner::needs(OpenFile* f, uint64_t end, bool read) {
   if (!f || !f->pristine || f->path.empty()) return;
   PathInfo& i = f->info ? *f->info : info(f->path);
   if (!i.pristine || end <= i.written_end) return;
   i.size = std::max(i.size, end);
+  if (read) i.read_end = std::max(i.read_end, end);
+}
+
+void Planner::at_end_of_file(OpenFile* f, uint64_t end) {
+  if (!f || !f->pristine || f->path.empty()) return;
+  PathInfo& i = f->info ? *f->info : info(f->path);
+  if (!i.pristine || end <= i.written_end) return;  // (an end the trace's writes made)
+  i.eof = std::max(i.eof, end);
 }
 
 void Planner::wrote(OpenFile* f, uint64_t end) {
@@ -205,6 +228,111 @@ void Planner::follow_link_walk(Proc& pr, const trace::Event& e, const trace::Sys
     }
   }
   if (--pl.calls_left <= 0) link_walk_.erase(it);
+}
+
+// The capture's path of an fd (eBPF, strace -y) is the kernel's resolution of the name the program
+// opened: where their leading components differ ("/lib/x86_64-linux-gnu/libc.so.6" opened,
+// "/usr/lib/x86_64-linux-gnu/libc.so.6" recorded), a symlink was followed there.
+void Planner::note_resolution(OpenFile* f, std::string_view recorded) {
+  f->resolution_seen = true;
+  if (f->path.empty() || recorded.empty() || recorded.front() != '/' || recorded.find('\0') != std::string_view::npos) return;
+  const std::string to = SandboxResolver::normalise(recorded);
+  std::string_view a = f->path, b = to;
+  if (a == b) return;
+  // Drop the common trailing components.
+  while (true) {
+    const size_t sa = a.rfind('/'), sb = b.rfind('/');
+    if (sa == 0 || sb == 0 || sa == std::string_view::npos || sb == std::string_view::npos) break;
+    if (a.substr(sa) != b.substr(sb)) break;
+    a = a.substr(0, sa);
+    b = b.substr(0, sb);
+  }
+  if (a != b) resolves_to_.try_emplace(std::string(a), std::string(b));
+}
+
+// A link read with readlink whose target its thread's walk did not show: a resolution the capture
+// recorded through it gives the target when the lengths agree (absolute, or relative to the link's
+// directory: "/lib" -> "usr/lib", 7 bytes as traced).
+void Planner::link_targets_from_resolutions() {
+  for (auto& [p, i] : paths_) {
+    if (i.shape != Shape::kSymlink || !i.link_target.empty() || i.link_len == 0) continue;
+    auto it = resolves_to_.find(p);
+    if (it == resolves_to_.end()) continue;
+    const std::string& to = it->second;
+    const std::string dir = p.substr(0, std::max<size_t>(p.rfind('/'), 1));
+    const std::string prefix = dir == "/" ? dir : dir + "/";
+    if (to.size() == i.link_len) {
+      i.link_target = to;
+    } else if (to.size() == prefix.size() + i.link_len && to.compare(0, prefix.size(), prefix) == 0) {
+      i.link_target = to.substr(prefix.size());
+    }
+  }
+}
+
+// A relative target of `len` bytes next to `link` that no path of the trace uses (the directory a
+// link with an unknown target stands for, when the trace uses paths below it).
+std::string Planner::placeholder_target(const std::string& link, uint64_t len) const {
+  const std::string dir = link.substr(0, std::max<size_t>(link.rfind('/'), 1));
+  const std::string prefix = dir == "/" ? dir : dir + "/";
+  for (int n = 0; n < 1000; ++n) {
+    std::string t = "~rastro-link-" + std::to_string(n);
+    if (t.size() > len) t = std::string(1, static_cast<char>('a' + n % 26)) + std::to_string(n / 26);
+    if (t.size() > len) t = std::string(1, static_cast<char>('a' + n % 26));
+    t.resize(static_cast<size_t>(len), '~');
+    auto it = paths_.lower_bound(prefix + t);
+    if (it == paths_.end() || (it->first != prefix + t && it->first.compare(0, prefix.size() + t.size() + 1, prefix + t + "/") != 0))
+      return t;
+  }
+  return std::string(static_cast<size_t>(len), '~');
+}
+
+// The trace used paths below a link (through it): they are created where the link leads, so the
+// link can be made a link (readlink gives the traced length) and the paths are still there.
+void Planner::rehome_below_links() {
+  std::vector<std::string> links;
+  for (const auto& [p, i] : paths_)
+    if (i.shape == Shape::kSymlink && i.initial == Initial::kPre) links.push_back(p);
+  // Rounds until nothing moves: a link's paths may land below another link (a chain of them).
+  for (int round = 0; round < 40; ++round) {
+    bool moved = false;
+    for (const std::string& link : links) {
+      const std::string below = link + "/";
+      auto first = paths_.lower_bound(below);
+      if (first == paths_.end() || first->first.compare(0, below.size(), below) != 0 || below_absent(link)) continue;
+      PathInfo& li = paths_.at(link);
+      if (li.link_target.empty()) li.link_target = placeholder_target(link, li.link_len > 0 ? li.link_len : 1);
+      const std::string dir = link.substr(0, std::max<size_t>(link.rfind('/'), 1));
+      const std::string to = SandboxResolver::normalise(SandboxResolver::absolute(dir, li.link_target));
+      if (to == link || SandboxResolver::under(to, link) || SandboxResolver::under(link, to)) continue;  // a loop
+      std::vector<std::pair<std::string, PathInfo>> moving;
+      for (auto it = first; it != paths_.end() && it->first.compare(0, below.size(), below) == 0;) {
+        moving.emplace_back(to + it->first.substr(link.size()), it->second);
+        it = paths_.erase(it);
+      }
+      for (auto& [q, qi] : moving) merge_into(info(q), qi);
+      for (auto& [q, qi] : moving)
+        if (paths_.at(q).initial == Initial::kPre) ancestors(q);
+      moved = true;
+    }
+    if (!moved) break;
+  }
+}
+
+// What the trace showed of one object under two names (a path and the same path through a link).
+void Planner::merge_into(PathInfo& m, const PathInfo& qi) {
+  if (m.initial == Initial::kUnknown || (m.initial == Initial::kMaybe && qi.initial == Initial::kPre)) m.initial = qi.initial;
+  if (m.shape == Shape::kUnknown) m.shape = qi.shape;
+  m.pristine = m.pristine && qi.pristine;
+  m.dir_if_exists = m.dir_if_exists || qi.dir_if_exists;
+  m.size = std::max(m.size, qi.size);
+  m.written_end = std::max(m.written_end, qi.written_end);
+  m.eof = std::max(m.eof, qi.eof);
+  m.read_end = std::max(m.read_end, qi.read_end);
+  m.link_len = std::max(m.link_len, qi.link_len);
+  if (m.link_target.empty()) m.link_target = qi.link_target;
+  m.executable = m.executable || qi.executable;
+  m.entries_changed = m.entries_changed || qi.entries_changed;
+  m.listing_bytes = std::max(m.listing_bytes, qi.listing_bytes);
 }
 
 // access(X_OK) or exec through a symlink found its final target executable.
@@ -396,6 +524,15 @@ void Planner::event(const trace::Event& e) {
   auto path = [&](int pi) { return path_of(pr, e, si->dirfd_of(pi), pi); };
   // Calls that transfer at the fd's position (read, write), not at an explicit offset (pread).
   const bool at_position = offset_arg < 0;
+  // A read of a regular file returns fewer bytes than asked only at its end. (Only the calls whose
+  // count is a byte count: readv's is a vector length. A pipe is no file the init creates.)
+  const bool short_read = ok && si->size_arg >= 0 && si->args[static_cast<size_t>(si->size_arg)] == trace::ArgType::kCount &&
+                          si->data_in >= 0 && si->data_out < 0 && e.rvalue >= 0 && e.rvalue < a(si->size_arg);
+  for (int i = 0; i < std::min<int>(e.nargs, trace::kMaxArgs); ++i) {
+    const trace::Arg& d = e.arg(i);
+    if ((d.type == trace::ArgType::kFd || d.type == trace::ArgType::kDirFd) && d.str != trace::kNoStr && d.value >= 0)
+      if (OpenFile* f = fd(i); f && !f->resolution_seen) note_resolution(f, t_.str(d.str));
+  }
   if (si->path_arg(0) >= 0) follow_link_walk(pr, e, si);
   if ((si->path == PathEffect::kOpens && flags_arg >= 0) || si->path == PathEffect::kCreatesFile) {
     std::string p = path(p0);
@@ -434,10 +571,15 @@ void Planner::event(const trace::Event& e) {
   } else if (si->data_in >= 0 && si->data_out < 0 && at_position) {
     if (OpenFile* f = fd(si->data_in); f && ok) {
       needs(f, f->pos + static_cast<uint64_t>(e.rvalue));
+      if (short_read) at_end_of_file(f, f->pos + static_cast<uint64_t>(e.rvalue));
       f->pos += static_cast<uint64_t>(e.rvalue);
     }
   } else if (si->data_in >= 0 && si->data_out < 0) {
-    if (OpenFile* f = fd(si->data_in); f && ok) needs(f, static_cast<uint64_t>(std::max<int64_t>(a(offset_arg), 0) + e.rvalue));
+    if (OpenFile* f = fd(si->data_in); f && ok) {
+      const auto end = static_cast<uint64_t>(std::max<int64_t>(a(offset_arg), 0) + e.rvalue);
+      needs(f, end);
+      if (short_read) at_end_of_file(f, end);
+    }
   } else if (si->data_out >= 0 && si->data_in < 0 && at_position) {
     if (OpenFile* f = fd(si->data_out); f && ok) {
       // An appending write starts at the end: at least the largest extent known so far.
@@ -449,12 +591,15 @@ void Planner::event(const trace::Event& e) {
     if (OpenFile* f = fd(si->data_out); f && ok) wrote(f, static_cast<uint64_t>(std::max<int64_t>(a(offset_arg), 0) + e.rvalue));
   } else if (si->ret == trace::ReturnKind::kOffset) {
     if (OpenFile* f = fd(0); f && ok) {
-      if (a(2) == SEEK_END && a(1) == 0) needs(f, static_cast<uint64_t>(e.rvalue));
+      if (a(2) == SEEK_END && a(1) == 0) {
+        needs(f, static_cast<uint64_t>(e.rvalue));
+        at_end_of_file(f, static_cast<uint64_t>(e.rvalue));
+      }
       f->pos = static_cast<uint64_t>(e.rvalue);
     }
   } else if ((si->classes & trace::kClassMemory) && si->arg_of(trace::ArgType::kFd) >= 0) {
     if (OpenFile* f = fd(si->arg_of(trace::ArgType::kFd)); f && ok)
-      needs(f, static_cast<uint64_t>(std::max<int64_t>(a(offset_arg), 0) + a(si->size_arg)));
+      needs(f, static_cast<uint64_t>(std::max<int64_t>(a(offset_arg), 0) + a(si->size_arg)), false);
   } else if (si->data_in >= 0 && si->data_out >= 0) {
     // copy_file_range, sendfile: offsets are pointers the trace does not keep; cp passes NULL,
     // i.e. the fds' positions.
@@ -520,6 +665,11 @@ void Planner::event(const trace::Event& e) {
       ancestors(p);
     }
     use(p, Shape::kSymlink);
+    // A path used as an ancestor before (the loader opening /lib/x86_64-linux-gnu/libc.so.6) was
+    // taken for a directory; a readlink that succeeds on it unchanged says it is a link to one.
+    if (ok && e.rvalue > 0 && !p.empty() && info(p).pristine && info(p).initial == Initial::kPre &&
+        info(p).shape == Shape::kDir)
+      info(p).shape = Shape::kSymlink;
     if (ok && !p.empty() && info(p).shape == Shape::kSymlink) {
       info(p).link_len = std::max<uint64_t>(info(p).link_len, static_cast<uint64_t>(e.rvalue));
       if (info(p).link_target.empty() && e.rvalue > 0)
@@ -587,6 +737,7 @@ InitPlan Planner::run(const EventVisitor& also) {
       i.initial = Initial::kPre;
       i.shape = Shape::kFile;
       i.size = size;  // the producer knew the size; the reads only bound it (and may follow writes)
+      i.eof = 0;
       ancestors(abs);
     };
     const nlohmann::json& f = s["initial_files"];
@@ -604,6 +755,8 @@ InitPlan Planner::run(const EventVisitor& also) {
     }
   }
 
+  link_targets_from_resolutions();
+  rehome_below_links();
   executable_through_links();
   InitPlan plan;
   for (auto& [p, i] : paths_) {  // std::map order: parents sort before their children
@@ -622,9 +775,10 @@ InitPlan Planner::run(const EventVisitor& also) {
         break;
       default:
         en.kind = InitEntry::Kind::kFile;
-        en.size = i.size;
+        // The end a read met, unless a later read went past it (then the file was growing).
+        en.size = i.eof > 0 && i.eof >= i.read_end ? i.eof : i.size;
         if (i.executable) en.mode = 0755;
-        plan.bytes += i.size;
+        plan.bytes += en.size;
         break;
     }
     plan.entries.push_back(std::move(en));

@@ -4,6 +4,7 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -238,6 +239,58 @@ TEST(RuntimeFsInit, ReadsOfWrittenBytesDoNotSizeTheOriginalFile) {
   EXPECT_EQ(find(p, "/d/f")->size, 100u);
   ASSERT_TRUE(find(p, "/d/g"));
   EXPECT_EQ(find(p, "/d/g")->size, 3000u);
+}
+
+// Debian's merged /usr: the loader opens /lib/x86_64-linux-gnu/libc.so.6, which the kernel
+// resolves through the link /lib -> usr/lib (the capture records the fd's path), and cmake later
+// readlinks /lib (7 bytes). /lib is then a link, not the directory its use as an ancestor made it,
+// and what was used below it is created where it leads. The loader maps libc's whole segment span
+// (past the end of the file); a read returning fewer bytes than asked met the end: the size.
+TEST(RuntimeFsInit, ALinkUsedAsADirectoryIsMadeALinkToWhereTheKernelWent) {
+  TraceBuilder b;
+  const std::string lib = "/lib/x86_64-linux-gnu/libc.so.6", real = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+  auto on_fd = [&](trace::Event& e, const std::string& path) { e.args[0].str = b.t.strings.intern(path); };
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDONLY | O_CLOEXEC, 0}, 3, {lib});
+  on_fd(b.add(1, 1, "read", {3, 0, 832}, 832), real);
+  auto& map = b.add(1, 1, "mmap", {0, 1974096, PROT_READ, MAP_PRIVATE, 3, 0}, 0x7f0000000000);
+  map.args[4].str = b.t.strings.intern(real);
+  on_fd(b.add(1, 1, "lseek", {3, 1921024, SEEK_SET}, 1921024), real);
+  on_fd(b.add(1, 1, "read", {3, 0, 4096}, 1112), real);
+  b.add(1, 1, "close", {3}, 0);
+  b.add(1, 1, "readlink", {0, 0, 1023}, 7, {"/lib"});
+  b.add(1, 1, "readlink", {0, 0, 1023}, 20, {"/usr/local/cuda"});  // nothing goes through it
+  // A link with paths used below it and no sign of its target: a directory of a name of its length.
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, 0}, 0, {"/opt/l/sub/f"});
+  b.add(1, 1, "readlink", {0, 0, 1023}, 5, {"/opt/l"});
+  InitPlan p = plan_initial_state(b.take());
+
+  const InitEntry* link = find(p, "/lib");
+  ASSERT_TRUE(link);
+  EXPECT_EQ(link->kind, InitEntry::Kind::kSymlink);
+  EXPECT_EQ(link->target, "usr/lib");
+  EXPECT_FALSE(find(p, lib)) << "created through the link, not beside it";
+  ASSERT_TRUE(find(p, real));
+  EXPECT_EQ(find(p, real)->size, 1921024u + 1112u);
+  ASSERT_TRUE(find(p, "/usr/local/cuda"));
+  EXPECT_EQ(find(p, "/usr/local/cuda")->target.size(), 20u);
+  const InitEntry* opt = find(p, "/opt/l");
+  ASSERT_TRUE(opt);
+  ASSERT_EQ(opt->kind, InitEntry::Kind::kSymlink);
+  ASSERT_EQ(opt->target.size(), 5u);
+  EXPECT_TRUE(find(p, "/opt/" + opt->target + "/sub/f"));
+
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  const InitReport rep = create_initial_state(sb, p);
+  EXPECT_TRUE(rep.problems.empty()) << rep.problems.front();
+  char buf[64];
+  ssize_t n = ::readlink(root.sub("lib").c_str(), buf, sizeof buf);
+  EXPECT_EQ(std::string(buf, static_cast<size_t>(std::max<ssize_t>(n, 0))), "usr/lib");
+  struct stat st {};
+  ASSERT_EQ(::stat(root.sub("lib/x86_64-linux-gnu/libc.so.6").c_str(), &st), 0) << "the traced name, through the link";
+  EXPECT_EQ(st.st_size, 1921024 + 1112);
+  EXPECT_EQ(::readlink(root.sub("opt/l").c_str(), buf, sizeof buf), 5);
+  EXPECT_EQ(::stat(root.sub("opt/l/sub/f").c_str(), &st), 0);
 }
 
 // python lists every directory on sys.path and opens only what it imports: the listing's byte
