@@ -1,11 +1,14 @@
 #include "replay/runtime/call_ops.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "common/clock.h"
+#include "replay/runtime/xattr_value.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
@@ -75,6 +78,16 @@ bool CallOps::empty_path_allowed() const {
   for (int k = 0; k < std::min<int>(e.nargs, trace::kMaxArgs); ++k)
     if (e.arg(k).type == trace::ArgType::kAtFlags && (e.arg(k).value & AT_EMPTY_PATH)) return true;
   return false;
+}
+
+const void* CallOps::xattr_value(std::string_view name, size_t n, int fd) {
+  if (is_posix_acl_xattr(name)) {
+    struct stat st {};
+    thread_local std::vector<unsigned char> acl;
+    acl.resize(n);
+    if (::fstatat(fd, "", &st, AT_EMPTY_PATH) == 0 && posix_acl_value(n, st.st_mode, acl.data())) return acl.data();
+  }
+  return c.scratch.write_area(n);
 }
 
 int64_t CallOps::object(int di, int pi, bool follow, UniqueFd* out) {

@@ -170,7 +170,8 @@ int64_t CallOps::name_space() {
         case SYS_setxattr:
         case SYS_lsetxattr: {
           size_t n = bytes(3);
-          return sysret(::setxattr(via.c_str(), attr.c_str(), c.scratch.write_area(n), n, static_cast<int>(c.a(4))));
+          const void* value = xattr_value(attr, n, o.get());
+          return sysret(the_call([&] { return ::setxattr(via.c_str(), attr.c_str(), value, n, static_cast<int>(c.a(4))); }));
         }
         case SYS_getxattr:
         case SYS_lgetxattr: {
@@ -196,7 +197,8 @@ int64_t CallOps::name_space() {
       switch (e.nr) {
         case SYS_fsetxattr: {
           size_t n = bytes(3);
-          return sysret(::fsetxattr(fd, attr.c_str(), c.scratch.write_area(n), n, static_cast<int>(c.a(4))));
+          const void* value = xattr_value(attr, n, fd);
+          return sysret(the_call([&] { return ::fsetxattr(fd, attr.c_str(), value, n, static_cast<int>(c.a(4))); }));
         }
         case SYS_fgetxattr: {
           size_t n = bytes(3);

@@ -1,0 +1,47 @@
+#include "replay/runtime/xattr_value.h"
+
+#include <cstdint>
+
+namespace rastro::replay {
+namespace {
+
+// include/uapi/linux/posix_acl_xattr.h and posix_acl.h (not installed as user headers everywhere).
+constexpr uint32_t kAclVersion = 2;
+constexpr uint16_t kUserObj = 0x01, kUser = 0x02, kGroupObj = 0x04, kMask = 0x10, kOther = 0x20;
+constexpr uint32_t kUndefinedId = 0xffffffffu;
+constexpr size_t kHeader = 4, kEntry = 8;
+
+void put_le(unsigned char* p, uint64_t v, size_t bytes) {
+  for (size_t i = 0; i < bytes; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+}  // namespace
+
+bool is_posix_acl_xattr(std::string_view name) {
+  return name == "system.posix_acl_access" || name == "system.posix_acl_default";
+}
+
+bool posix_acl_value(size_t n, mode_t mode, unsigned char* out) {
+  if (n < kHeader + 3 * kEntry || (n - kHeader) % kEntry != 0) return false;
+  const size_t entries = (n - kHeader) / kEntry;
+  // The kernel wants the entries sorted by tag, then id; named ones need a mask. 4 entries: the
+  // mask alone (valid, and what `setfacl -m m::rx` leaves).
+  const size_t named = entries > 4 ? entries - 4 : 0;
+  const uint16_t user = (mode >> 6) & 7, group = (mode >> 3) & 7, other = mode & 7;
+  put_le(out, kAclVersion, 4);
+  unsigned char* p = out + kHeader;
+  auto entry = [&](uint16_t tag, uint16_t perm, uint32_t id) {
+    put_le(p, tag, 2);
+    put_le(p + 2, perm, 2);
+    put_le(p + 4, id, 4);
+    p += kEntry;
+  };
+  entry(kUserObj, user, kUndefinedId);
+  for (size_t i = 0; i < named; ++i) entry(kUser, group, static_cast<uint32_t>(i));
+  entry(kGroupObj, group, kUndefinedId);
+  if (entries > 3) entry(kMask, group, kUndefinedId);
+  entry(kOther, other, kUndefinedId);
+  return true;
+}
+
+}  // namespace rastro::replay
