@@ -108,7 +108,7 @@ int64_t CallOps::parent(int di, int pi, SandboxResolver::Parent* out) {
   return r;
 }
 
-int64_t CallOps::install(int key, int replay_fd, bool cloexec, std::string path) {
+int64_t CallOps::install(int key, int replay_fd, bool cloexec, std::string path, bool stream) {
   if (replay_fd < 0) {
     if (c.traced_ok()) fds.set_state(key, FdState::kFailed);
     return replay_fd;
@@ -117,7 +117,7 @@ int64_t CallOps::install(int key, int replay_fd, bool cloexec, std::string path)
     ::close(replay_fd);
     return replay_fd;
   }
-  fds.set_open(key, replay_fd, cloexec, std::move(path));
+  fds.set_open(key, replay_fd, cloexec, std::move(path), stream);
   return replay_fd;
 }
 
@@ -134,15 +134,16 @@ int64_t CallOps::open_path(int di, int pi, int flags, mode_t mode) {
     }
     return e.rvalue;
   }
-  int fd = sandbox_.open(abs, flags & ~O_CLOEXEC, mode, &c.scratch.call);
-  return install(c.ret_key(), fd, flags & O_CLOEXEC, abs);
+  bool fifo = false;
+  int fd = sandbox_.open(abs, flags & ~O_CLOEXEC, mode, &c.scratch.call, &fifo);
+  return install(c.ret_key(), fd, flags & O_CLOEXEC, abs, fifo);
 }
 
 int64_t CallOps::dup_to(int from_replay, int new_key, bool cloexec) {
   const int d = the_call([&] { return ::fcntl(from_replay, F_DUPFD_CLOEXEC, 0); });
   if (d < 0) return -errno;
   std::string p = fds.path(c.key(0));
-  install(new_key, d, cloexec, p);
+  install(new_key, d, cloexec, p, fds.get(c.key(0)).stream);
   return d;
 }
 

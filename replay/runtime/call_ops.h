@@ -71,7 +71,7 @@ class CallOps {
   int64_t object(int di, int pi, bool follow, UniqueFd* out);
   int64_t parent(int di, int pi, SandboxResolver::Parent* out);
   // Maps a newly created replay fd to the traced fd the call returned.
-  int64_t install(int key, int replay_fd, bool cloexec, std::string path);
+  int64_t install(int key, int replay_fd, bool cloexec, std::string path, bool stream = false);
   int64_t open_path(int di, int pi, int flags, mode_t mode);
   int64_t dup_to(int from_replay, int new_key, bool cloexec);
   // Makes `call` (one syscall) the request's timed region, where the executor makes other

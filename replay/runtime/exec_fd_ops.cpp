@@ -18,13 +18,13 @@
 #include <cerrno>
 
 #include "replay/runtime/forced_nonblock.h"
+#include "replay/runtime/stream_io.h"
 #include "replay/runtime/lock_replay.h"
 #include "trace/syscalls/fcntl_lock.h"
 
 namespace rastro::replay {
 namespace {
 
-constexpr int kReplayPipeBytes = 1 << 20;  // /proc/sys/fs/pipe-max-size's default
 
 }  // namespace
 

@@ -56,13 +56,13 @@ bool is_stream(int fd) {
 }
 }  // namespace
 
-void FdTable::set_open(int traced, int replay_fd, bool cloexec, std::string traced_path) {
+void FdTable::set_open(int traced, int replay_fd, bool cloexec, std::string traced_path, bool fifo) {
   FdLookup l;
   l.fd = replay_fd;
   l.state = FdState::kOpen;
   l.cloexec = cloexec;
   l.emulated = is_emulated_path(traced_path);
-  l.stream = traced_path.empty() && is_stream(replay_fd);
+  l.stream = (traced_path.empty() || fifo) && is_stream(replay_fd);
   {
     std::lock_guard lock(mu_);
     paths_[traced] = std::move(traced_path);
@@ -128,7 +128,7 @@ std::unique_ptr<FdTable> FdTable::copy() const {
     if (l.state == FdState::kOpen) {
       int d = kernel_ == KernelFdTables::kPerProcess ? l.fd : fcntl(l.fd, F_DUPFD_CLOEXEC, 0);
       if (d >= 0) {
-        out->set_open(traced, d, l.cloexec, path(traced));
+        out->set_open(traced, d, l.cloexec, path(traced), l.stream);  // (a FIFO: a stream with a path)
       } else {
         out->set_state(traced, FdState::kFailed);
       }

@@ -71,7 +71,8 @@ class FdTable {
   // Maps `traced` to `replay_fd` (taking ownership); an fd previously mapped there is closed,
   // as dup2 onto an open fd does. The slot is `emulated` when `traced_path` is an emulated path
   // (special_file.h), a `stream` when the path is unknown ("") and the fd is a pipe or socket.
-  void set_open(int traced, int replay_fd, bool cloexec, std::string traced_path);
+  // `fifo`: the path is a named FIFO the sandbox opened (SandboxResolver::open), also a stream.
+  void set_open(int traced, int replay_fd, bool cloexec, std::string traced_path, bool fifo = false);
   // Records that `traced` could not be created (kFailed / kRefused); closes a previous mapping.
   void set_state(int traced, FdState state);
   // Unmaps `traced` (close): returns what it was; the caller closes the replay fd it gets back.

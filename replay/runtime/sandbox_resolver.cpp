@@ -12,6 +12,8 @@
 
 #include "common/clock.h"
 #include "common/error.h"
+#include "replay/runtime/forced_nonblock.h"
+#include "replay/runtime/stream_io.h"
 
 namespace rastro::replay {
 
@@ -104,13 +106,40 @@ int SandboxResolver::openat2_in_root(std::string_view rel, int flags, mode_t mod
   }
 }
 
-int SandboxResolver::open(std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span) const {
+int SandboxResolver::open(std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span, bool* fifo) const {
   if (flags & O_PATH) return openat2_in_root(relative(abs_path), flags, mode, span);
   bool nonblock = flags & O_NONBLOCK;
   int fd = openat2_in_root(relative(abs_path), flags | O_NONBLOCK, mode, span);
+  if (fd == -ENXIO && (flags & O_ACCMODE) == O_WRONLY && is_fifo(abs_path)) {
+    // A FIFO no reader has open yet: the traced open waited for one, and so does this one, up to a
+    // stream's deadline (stream_io.h; the reader's open never waits). A writer that opened and
+    // closed before its reader came would lose its bytes with the FIFO's buffer. At the deadline
+    // (a reader the replay does not bring), read-write, which Linux never refuses nor blocks.
+    const int64_t begin = span ? span->begin_ns : 0;
+    const int64_t deadline = monotonic_ns() + stream_wait_budget_ns(0);
+    while (fd == -ENXIO && monotonic_ns() < deadline) {
+      ::usleep(50);
+      fd = openat2_in_root(relative(abs_path), flags | O_NONBLOCK, mode, span);
+    }
+    if (fd == -ENXIO) fd = openat2_in_root(relative(abs_path), (flags & ~O_ACCMODE) | O_RDWR | O_NONBLOCK, mode, span);
+    if (span) span->begin_ns = begin;  // the wait is the call's, as it was in the trace
+  }
   if (fd < 0) return fd;
   struct stat st;
-  if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+  if (fstat(fd, &st) != 0) {
+    ::close(fd);
+    return -EPERM;
+  }
+  if (S_ISFIFO(st.st_mode)) {
+    // A named FIFO the trace made (mkfifo): a stream between the replayed processes like a pipe
+    // (stream_io.h), kept non-blocking so a replay that diverges waits with a deadline, never
+    // forever; the program's own O_NONBLOCK is what F_GETFL shows (forced_nonblock.h).
+    (void)::fcntl(fd, F_SETPIPE_SZ, kReplayPipeBytes);
+    forced_nonblock_created(fd, nonblock);
+    if (fifo) *fifo = true;
+    return fd;
+  }
+  if (!(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
     ::close(fd);
     return -EPERM;
   }
@@ -119,6 +148,12 @@ int SandboxResolver::open(std::string_view abs_path, int flags, mode_t mode, Sys
     if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
   }
   return fd;
+}
+
+bool SandboxResolver::is_fifo(std::string_view abs_path) const {
+  UniqueFd o(open_object(abs_path, true));
+  struct stat st;
+  return o.get() >= 0 && ::fstat(o.get(), &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
 int SandboxResolver::open_object(std::string_view abs_path, bool follow) const {

@@ -59,10 +59,12 @@ class SandboxResolver {
   static bool under(std::string_view path, std::string_view dir);
 
   // openat2 of an absolute traced path inside the root. Returns the fd or -errno.
-  // Device nodes, FIFOs and sockets found inside the root are refused with -EPERM (a planted
-  // device node must not be written; a FIFO would block the replay forever). `span` (optional):
-  // when the openat2 itself ran (the type check after it is the sandbox's).
-  int open(std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span = nullptr) const;
+  // Device nodes and sockets found inside the root are refused with -EPERM (a planted device node
+  // must not be written). A FIFO (the trace's mkfifo) opens non-blocking, its writer read-write
+  // when no reader has it yet, so it never blocks the replay: a stream (stream_io.h). `span`
+  // (optional): when the openat2 itself ran (the type check after it is the sandbox's).
+  // `fifo` (optional): set when the fd is such a FIFO.
+  int open(std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span = nullptr, bool* fifo = nullptr) const;
   // O_PATH fd of the object; `follow` = follow a final symlink (inside the root). fd or -errno.
   int open_object(std::string_view abs_path, bool follow) const;
 
@@ -79,6 +81,7 @@ class SandboxResolver {
   static std::string_view relative(std::string_view abs_path);
 
  private:
+  bool is_fifo(std::string_view abs_path) const;
   int openat2_in_root(std::string_view rel, int flags, mode_t mode, SyscallSpan* span = nullptr) const;
 
   std::string root_;

@@ -27,6 +27,20 @@ bool wait_for(int fd, short events, int64_t deadline) {
   }
 }
 
+// Waits until `fd` has data or `deadline` passes; false on a hang-up with no data (all writers
+// gone) or the deadline.
+bool wait_for_data(int fd, int64_t deadline) {
+  for (;;) {
+    const int64_t left = deadline - monotonic_ns();
+    if (left <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int ms = static_cast<int>(std::min<int64_t>((left + 999'999) / 1'000'000, 1000));
+    const int r = ::poll(&p, 1, ms);
+    if (r > 0) return (p.revents & POLLIN) != 0;
+    if (r < 0 && errno != EINTR) return false;
+  }
+}
+
 int64_t once(ssize_t r) { return r < 0 ? -static_cast<int64_t>(errno) : static_cast<int64_t>(r); }
 
 // Moves up to `want` bytes with `op(done)` (one read or write of the rest), waiting for `events`
@@ -44,7 +58,15 @@ int64_t transfer(int fd, size_t want, bool first_data_ends, short events, int64_
       if (first_data_ends || got == want) return static_cast<int64_t>(got);
       continue;
     }
-    if (r == 0) return static_cast<int64_t>(got);
+    if (r == 0) {
+      // End-of-file where the trace read data: a FIFO whose writer has not opened it yet (the
+      // traced read waited for it) reads as end-of-file, and poll waits for that writer; a
+      // stream whose writers have all gone reports a hang-up at once.
+      if (!(events & POLLIN) || first_data_ends) return static_cast<int64_t>(got);
+      if (deadline == 0) deadline = monotonic_ns() + stream_wait_budget_ns(traced_ns);
+      if (!wait_for_data(fd, deadline)) return static_cast<int64_t>(got);
+      continue;
+    }
     if (errno == EINTR) continue;
     if (errno != EAGAIN) return got > 0 ? static_cast<int64_t>(got) : -static_cast<int64_t>(errno);
     if (deadline == 0) deadline = monotonic_ns() + stream_wait_budget_ns(traced_ns);

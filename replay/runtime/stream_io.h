@@ -18,6 +18,11 @@
 
 namespace rastro::replay {
 
+// The capacity of the pipes and FIFOs the replay makes (/proc/sys/fs/pipe-max-size's default): the
+// replayed processes wait for the traced bytes (below), so a pipe's capacity must not order them
+// too (a kernel pipe holds 16 pages).
+inline constexpr int kReplayPipeBytes = 1 << 20;
+
 // How long a stream call may wait for its traced outcome, ns, for a traced call of `traced_ns`.
 int64_t stream_wait_budget_ns(int64_t traced_ns);
 

@@ -5,6 +5,7 @@
 // the write that supplied its bytes began, and the end-of-file after the writer's exit.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -19,7 +20,7 @@ namespace {
 
 using testing::TraceBuilder;
 
-constexpr int32_t kShell = 10, kWriter = 11, kReader = 12;
+constexpr int32_t kShell = 10, kWriter = 11, kReader = 12, kGzip = 13;
 
 trace::Trace pipeline() {
   TraceBuilder b;
@@ -164,6 +165,48 @@ TEST_P(PipeReplay, AReadStampedEndingBeforeTheWriteThatFedItWaitsOnlyForThePipe)
   const auto& rd = records[request_of(plan, kReader, "read", 0)];
   EXPECT_EQ(rd.rvalue, 10240);
   EXPECT_LT(rd.end_ns - rd.begin_ns, stream_wait_budget_ns(0) / 2) << "the read waited out its deadline";
+}
+
+// The same pipeline through a named FIFO (`mkfifo p; tar cf p src & gzip < p`): the shell makes
+// the FIFO; the writer's creat and the reader's open each waited in the trace until the other
+// side opened. The replay must not block on either open (the traced writer opened first), and
+// must move the traced bytes through the FIFO and give the reader its end-of-file.
+trace::Trace named_fifo_pipeline() {
+  TraceBuilder b;
+  b.add(kShell, kShell, "mknodat", {AT_FDCWD, 0, S_IFIFO | 0666, 0}, 0, {"/p"}, 1000, 100);
+  b.add(kShell, kShell, "clone", {SIGCHLD, 0, 0, 0, 0}, kWriter, {}, 2000, 300);
+  b.add(kShell, kShell, "clone", {SIGCHLD, 0, 0, 0, 0}, kReader, {}, 2500, 300);
+  b.add(kWriter, kWriter, "creat", {0, 0666}, 3, {"/p"}, 3000, 2000);
+  b.add(kWriter, kWriter, "write", {3, 0, 10240}, 10240, {}, 20000, 2000);
+  b.add(kWriter, kWriter, "write", {3, 0, 10240}, 10240, {}, 40000, 2000);
+  b.add(kWriter, kWriter, "close", {3}, 0, {}, 59000, 100);
+  b.add(kWriter, kWriter, "exit_group", {0}, 0, {}, 60000, 100);
+  // The reader's shell opens the FIFO onto stdin (`gzip < p`) and forks the program that reads it.
+  b.add(kReader, kReader, "openat", {AT_FDCWD, 0, O_RDONLY, 0}, 3, {"/p"}, 4900, 200);
+  b.add(kReader, kReader, "dup2", {3, 0}, 0, {}, 5200, 50);
+  b.add(kReader, kReader, "close", {3}, 0, {}, 5300, 50);
+  b.add(kReader, kReader, "clone", {SIGCHLD, 0, 0, 0, 0}, kGzip, {}, 5400, 300);
+  b.add(kGzip, kGzip, "read", {0, 0, 32768}, 10240, {}, 10000, 12500);
+  b.add(kGzip, kGzip, "read", {0, 0, 32768}, 10240, {}, 23000, 19500);
+  b.add(kGzip, kGzip, "read", {0, 0, 32768}, 0, {}, 43000, 16200);
+  b.add(kGzip, kGzip, "exit_group", {0}, 0, {}, 62000, 100);
+  b.add(kReader, kReader, "close", {0}, 0, {}, 61000, 100);
+  b.add(kReader, kReader, "exit_group", {0}, 0, {}, 63000, 100);
+  return b.take();
+}
+
+TEST_P(PipeReplay, ANamedFifoCarriesTheTracedBytesWithoutBlockingItsOpens) {
+  ASSERT_NO_FATAL_FAILURE(replay(named_fifo_pipeline()));
+  ASSERT_EQ(records.size(), plan.requests.size());
+  for (uint32_t r = 0; r < plan.requests.size(); ++r) {
+    const trace::Event& e = plan.trace.events[plan.requests[r].event];
+    EXPECT_EQ(records[r].flags, 0u) << r << " " << trace::function_name(e, plan.trace.strings) << " of " << e.pid
+                                        << ": replayed " << records[r].rvalue << ", traced " << e.rvalue;
+  }
+  EXPECT_EQ(res.stats.skipped_total(), 0u);
+  const auto& eof = records[request_of(plan, kGzip, "read", 2)];
+  EXPECT_GE(eof.end_ns, records[request_of(plan, kWriter, "close", 0)].begin_ns) << "end-of-file before the writer closed";
+  EXPECT_LT(eof.end_ns - eof.begin_ns, stream_wait_budget_ns(0) / 2) << "the end-of-file waited out its deadline";
 }
 
 INSTANTIATE_TEST_SUITE_P(EnginesAndOrderings, PipeReplay,

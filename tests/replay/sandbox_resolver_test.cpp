@@ -92,11 +92,23 @@ TEST(SandboxResolver, ParentOfDotDotIsTheObjectNotAName) {
   EXPECT_EQ(sb.open_parent("/missing/x", &p), -ENOENT);
 }
 
-TEST(SandboxResolver, RefusesDeviceNodesAndFifosInsideTheRoot) {
+TEST(SandboxResolver, RefusesDeviceNodesAndOpensFifosWithoutBlocking) {
   TempDir top;
   SandboxResolver sb(top.path());
   ASSERT_EQ(mkfifo(top.sub("fifo").c_str(), 0644), 0);
-  EXPECT_EQ(sb.open("/fifo", O_RDONLY, 0), -EPERM);  // would block the replay forever
+  // The writer first, and no reader comes: the traced open waited for one; this one waits a
+  // stream's deadline, then opens read-write (never blocking for good, nor failing with ENXIO as
+  // O_WRONLY|O_NONBLOCK does).
+  UniqueFd w(sb.open("/fifo", O_WRONLY | O_CREAT | O_TRUNC, 0644));
+  ASSERT_GE(w.get(), 0) << std::strerror(-w.get());
+  UniqueFd r(sb.open("/fifo", O_RDONLY, 0));
+  ASSERT_GE(r.get(), 0) << std::strerror(-r.get());
+  EXPECT_NE(fcntl(r.get(), F_GETFL) & O_NONBLOCK, 0) << "a FIFO stays non-blocking in the replay";
+  EXPECT_EQ(::write(w.get(), "abc", 3), 3);
+  char buf[8];
+  EXPECT_EQ(::read(r.get(), buf, sizeof buf), 3);
+  EXPECT_EQ(::read(r.get(), buf, sizeof buf), -1) << "no data: EAGAIN, not a block";
+  EXPECT_EQ(errno, EAGAIN);
   if (mknod(top.sub("null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
     EXPECT_EQ(sb.open("/null", O_WRONLY, 0), -EPERM);
   } else {
