@@ -10,6 +10,7 @@
 
 #include "replay/passes/fd_reuse.h"
 #include "replay/passes/initial_cwd.h"
+#include "replay/runtime/special_file.h"
 #include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
@@ -151,6 +152,20 @@ void FdKeyAssigner::add_keys(uint32_t r, const trace::Event& e) {
     }
     auto it = cur.find(fd);
     keys_[static_cast<size_t>(i)] = it != cur.end() ? live_key(it->second) : new_key(kNoIndex);
+  }
+  // An open of /dev/fd/N (bash's `<(cmd)`) opens fd N's file anew: the path argument's slot gets
+  // N's key, for the replay to reopen its own fd there (special_file.h).
+  if (info->path == trace::PathEffect::kOpens) {
+    const int pi = info->path_arg(0);
+    if (pi >= 0 && pi < e.nargs && e.arg(pi).str != trace::kNoStr) {
+      if (const int fd = own_fd_named(trace_.str(e.arg(pi).str), e.pid); fd >= 0) {
+        if (int32_t k = early_key(fd); k >= 0) {
+          keys_[static_cast<size_t>(pi)] = k;
+        } else if (auto it = cur.find(fd); it != cur.end() && it->second >= 0) {
+          keys_[static_cast<size_t>(pi)] = live_key(it->second);
+        }
+      }
+    }
   }
   // Closes first: dup2 onto an open fd ends the old lifetime before creating the new one.
   if (ok && touches_fds(e.nr)) {

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "replay/runtime/forced_nonblock.h"
+#include "replay/runtime/special_file.h"
 #include "replay/runtime/xattr_value.h"
 #include "trace/syscalls/syscall_table.h"
 
@@ -122,6 +124,7 @@ int64_t CallOps::install(int key, int replay_fd, bool cloexec, std::string path,
 }
 
 int64_t CallOps::open_path(int di, int pi, int flags, mode_t mode) {
+  if (int64_t r; reopen_own_fd(pi, flags, &r)) return r;
   std::string abs;
   if (!path_arg(di, pi, &abs)) {
     if (c.skip == SkipReason::kSpecialPath && SandboxResolver::check(abs) == PathVerdict::kDevNull) {
@@ -137,6 +140,27 @@ int64_t CallOps::open_path(int di, int pi, int flags, mode_t mode) {
   bool fifo = false;
   int fd = sandbox_.open(abs, flags & ~O_CLOEXEC, mode, &c.scratch.call, &fifo);
   return install(c.ret_key(), fd, flags & O_CLOEXEC, abs, fifo);
+}
+
+// open("/dev/fd/N") of an fd N the replay holds (special_file.h: own_fd_named): the file of the
+// replay fd opened anew through /proc/thread-self/fd (a new open file description, as the kernel
+// gives; for a pipe, its end in the mode asked). The replay fd was made inside the root or is a
+// replayer pipe, so its magic link leads nowhere else.
+bool CallOps::reopen_own_fd(int pi, int flags, int64_t* r) {
+  std::string_view p = str(pi);
+  if (p.empty() || p.front() != '/') return false;
+  const int n = own_fd_named(p, e.pid);
+  if (n < 0) return false;
+  const int key = c.keys ? c.keys[pi] : n;
+  if (key < 0) return false;
+  const FdLookup l = fds.get(key);
+  if (l.state != FdState::kOpen || l.emulated) return false;
+  const std::string via = fd_path(l.fd);
+  const int open_flags = (flags & ~(O_CLOEXEC | O_CREAT | O_EXCL)) | O_CLOEXEC | (l.stream ? O_NONBLOCK : 0);
+  const int fd = the_call([&] { return ::open(via.c_str(), open_flags); });
+  if (fd >= 0 && l.stream) forced_nonblock_created(fd, flags & O_NONBLOCK);
+  *r = install(c.ret_key(), fd < 0 ? -errno : fd, flags & O_CLOEXEC, fds.path(key), l.stream);
+  return true;
 }
 
 int64_t CallOps::dup_to(int from_replay, int new_key, bool cloexec) {

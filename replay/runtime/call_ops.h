@@ -73,6 +73,7 @@ class CallOps {
   // Maps a newly created replay fd to the traced fd the call returned.
   int64_t install(int key, int replay_fd, bool cloexec, std::string path, bool stream = false);
   int64_t open_path(int di, int pi, int flags, mode_t mode);
+  bool reopen_own_fd(int pi, int flags, int64_t* r);
   int64_t dup_to(int from_replay, int new_key, bool cloexec);
   // Makes `call` (one syscall) the request's timed region, where the executor makes other
   // syscalls around it (lookups, bookkeeping that may allocate): the user-space time is the call's

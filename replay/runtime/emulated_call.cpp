@@ -75,6 +75,18 @@ std::string emulated_path(const CallCtx& c, const trace::SyscallInfo& info, cons
   return is_emulated_path(abs) ? abs : std::string();
 }
 
+// An open of /dev/fd/N (special_file.h) whose fd N the replay holds as a real fd (a pipe, a file in
+// the root): the executor reopens that fd rather than serving a stand-in.
+bool reopens_own_fd(const CallCtx& c, const trace::SyscallInfo& info, std::string_view abs) {
+  const int n = own_fd_named(abs, c.e.pid);
+  if (n < 0) return false;
+  const int pi = info.path_arg(0);
+  const int key = c.keys ? c.keys[pi] : n;
+  if (key < 0) return false;
+  FdLookup l = c.proc.fds->get(key);
+  return l.state == FdState::kOpen && !l.emulated;
+}
+
 // Moves the traced byte count through the stand-in of fd argument `i`, so an emulated read or
 // write costs about what the traced one did (a read of /dev/zero copies zeros; /dev/null is free).
 void move_traced_bytes(CallCtx& c, int i, bool is_read) {
@@ -114,6 +126,7 @@ bool emulate_call(CallCtx& c, const trace::SyscallInfo& info, const trace::Strin
     move_traced_bytes(c, info.data_out, false);
     name = emulated_fd_name(info.name);
   } else if (std::string p = emulated_path(c, info, strings); !p.empty()) {
+    if (info.path == trace::PathEffect::kOpens && reopens_own_fd(c, info, p)) return false;  // CallOps::open_path
     name = std::move(p);
   } else if (info.fd == trace::FdEffect::kCreates && info.path_arg(0) < 0 && creates_emulated_fd(info.name)) {
     name = emulated_fd_name(info.name);

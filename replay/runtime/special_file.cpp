@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 
 #include "replay/runtime/sandbox_resolver.h"
 
@@ -31,6 +32,27 @@ bool is_emulated_path(std::string_view abs_path) {
   if (c1 != 'd' && c1 != 'p' && c1 != 's' && c1 != '/') return false;
   const std::string p = Path::squeeze_slashes(abs_path);
   return Path::under(p, "/proc") || Path::under(p, "/sys") || emulated_device(p);
+}
+
+int own_fd_named(std::string_view path, int32_t pid) {
+  if (path.size() < 9 || path.front() != '/') return -1;
+  const std::string p = Path::squeeze_slashes(path);
+  if (p == "/dev/stdin") return 0;
+  if (p == "/dev/stdout") return 1;
+  if (p == "/dev/stderr") return 2;
+  std::string_view n;
+  for (std::string_view dir : {std::string_view("/dev/fd/"), std::string_view("/proc/self/fd/"),
+                               std::string_view("/proc/thread-self/fd/")}) {
+    if (p.compare(0, dir.size(), dir) == 0) n = std::string_view(p).substr(dir.size());
+  }
+  if (n.empty()) {
+    const std::string own = "/proc/" + std::to_string(pid) + "/fd/";
+    if (p.compare(0, own.size(), own) != 0) return -1;
+    n = std::string_view(p).substr(own.size());
+  }
+  int fd = 0;
+  auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), fd);
+  return ec == std::errc() && end == n.data() + n.size() && fd >= 0 ? fd : -1;
 }
 
 std::string emulated_fd_name(std::string_view call) { return "[" + std::string(call) + "]"; }

@@ -209,6 +209,46 @@ TEST_P(PipeReplay, ANamedFifoCarriesTheTracedBytesWithoutBlockingItsOpens) {
   EXPECT_LT(eof.end_ns - eof.begin_ns, stream_wait_budget_ns(0) / 2) << "the end-of-file waited out its deadline";
 }
 
+// bash's process substitution, `wc < <(cat f)`: the shell's pipe reaches the reader as the path
+// /dev/fd/3, which it opens (a new description of the pipe's read end) before the shell closes its
+// own copy. The replay reopens its pipe there, not a /dev/null stand-in: the reader's bytes are
+// the writer's, and the writer gets no EPIPE from a pipe without readers.
+trace::Trace process_substitution() {
+  TraceBuilder b;
+  b.add(kShell, kShell, "pipe2", {(int64_t{4} << 32) | 3, 0}, 0, {}, 1000, 100);
+  b.add(kShell, kShell, "clone", {SIGCHLD, 0, 0, 0, 0}, kWriter, {}, 2000, 300);
+  b.add(kShell, kShell, "close", {4}, 0, {}, 2400, 50);
+  b.add(kShell, kShell, "clone", {SIGCHLD, 0, 0, 0, 0}, kReader, {}, 2500, 300);
+  b.add(kShell, kShell, "close", {3}, 0, {}, 9000, 50);
+  b.add(kWriter, kWriter, "dup2", {4, 1}, 1, {}, 4000, 50);
+  b.add(kWriter, kWriter, "close", {3}, 0, {}, 4100, 50);
+  b.add(kWriter, kWriter, "close", {4}, 0, {}, 4200, 50);
+  b.add(kWriter, kWriter, "write", {1, 0, 10240}, 10240, {}, 20000, 2000);
+  b.add(kWriter, kWriter, "write", {1, 0, 10240}, 10240, {}, 40000, 2000);
+  b.add(kWriter, kWriter, "exit_group", {0}, 0, {}, 60000, 100);
+  b.add(kReader, kReader, "openat", {AT_FDCWD, 0, O_RDONLY, 0}, 5, {"/dev/fd/3"}, 4500, 100);
+  b.add(kReader, kReader, "dup2", {5, 0}, 0, {}, 4700, 50);
+  b.add(kReader, kReader, "close", {5}, 0, {}, 4800, 50);
+  b.add(kReader, kReader, "close", {3}, 0, {}, 4900, 50);
+  b.add(kReader, kReader, "read", {0, 0, 32768}, 10240, {}, 10000, 12500);
+  b.add(kReader, kReader, "read", {0, 0, 32768}, 10240, {}, 23000, 19500);
+  b.add(kReader, kReader, "read", {0, 0, 32768}, 0, {}, 43000, 17200);
+  b.add(kReader, kReader, "exit_group", {0}, 0, {}, 61000, 100);
+  return b.take();
+}
+
+TEST_P(PipeReplay, DevFdOfAPipeReopensTheReplayPipe) {
+  ASSERT_NO_FATAL_FAILURE(replay(process_substitution()));
+  for (uint32_t r = 0; r < plan.requests.size(); ++r) {
+    const trace::Event& e = plan.trace.events[plan.requests[r].event];
+    EXPECT_EQ(records[r].flags, 0u) << r << " " << trace::function_name(e, plan.trace.strings) << " of " << e.pid
+                                        << ": replayed " << records[r].rvalue << ", traced " << e.rvalue;
+  }
+  EXPECT_EQ(res.stats.emulated_files, 0u) << "/dev/fd/3 served by a stand-in";
+  const auto& eof = records[request_of(plan, kReader, "read", 2)];
+  EXPECT_GE(eof.end_ns, records[request_of(plan, kWriter, "exit_group", 0)].begin_ns) << "end-of-file before the writer's exit";
+}
+
 INSTANTIATE_TEST_SUITE_P(EnginesAndOrderings, PipeReplay,
                          ::testing::Combine(::testing::Values(EngineKind::kWorkers, EngineKind::kCoordinator),
                                             ::testing::Values(Ordering::kThread, Ordering::kFs, Ordering::kTemporal)));
