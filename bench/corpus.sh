@@ -25,7 +25,9 @@
 # and, from `rastro compare` of two captures, each round's original against the next one's per
 # class (the ratio of their median durations): what a second run of the program gives.
 # Round N's capture stays in DIR/PROGRAM/trace.round-N.rastro (the last also as trace.rastro).
-# PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all). Needs root for eBPF.
+# PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all of these eight), or the extra
+# programs sort cpa findgrep sedi fifo zip cmake perl procsub xz gccpipe gitclone (named only). Needs
+# root for eBPF.
 # Each capture follows a warm-up run of the program and a sync (cached code, clean inputs on disk).
 # Inputs, captures and the roots of failed replays stay in DIR (default /tmp/rastro-corpus) so a
 # failing replay can be studied (the others' roots and compiled replayers are removed: a fio root
@@ -92,6 +94,28 @@ prepare() {
     fio) echo "fio --name=c --directory=. --rw=randrw --bs=4k --size=2m --numjobs=2 --ioengine=psync --fsync=16 --output=/dev/null" ;;
     mmap) head -c 8388608 /dev/urandom > "$d/data"
           echo "$python -c 'import mmap; f=open(\"data\",\"rb\"); m=mmap.mmap(f.fileno(),0,access=mmap.ACCESS_READ); print(sum(m[i] for i in range(0,len(m),4096)))' > /dev/null" ;;
+    # Extra programs (not in the default list): named with them on the command line.
+    sort) seq 1 200000 | sed 's/^/line /' | shuf --random-source=/dev/zero > "$d/in.txt"
+          echo "TMPDIR=. sort -S 512K in.txt -o sorted.txt" ;;
+    cpa) cp -r /usr/share/doc/bash "$d/src"; echo "cp -a src dst" ;;
+    findgrep) cp -r /usr/share/doc/bash "$d/src"; echo "find src -type f -print0 | xargs -0 -n 4 grep -l -s bash > list.txt; true" ;;  # (grep: 1 when a batch has no match)
+    sedi) cp -r /usr/share/doc/bash "$d/src"; echo "find src -type f -name '*.html' -exec sed -i s/bash/BASH/g {} +" ;;
+    fifo) cp -r /usr/share/doc/bash "$d/src"
+          echo "mkfifo p && { tar cf p src & gzip -1 < p > src.tar.gz; wait; }" ;;
+    zip) cp -r /usr/share/doc/bash "$d/src"; echo "zip -qr a.zip src && unzip -q a.zip -d x" ;;
+    cmake) mkdir -p "$d/p"; printf 'cmake_minimum_required(VERSION 3.13)\nproject(p C)\nadd_executable(p main.c)\n' > "$d/p/CMakeLists.txt"
+           printf 'int main(void){return 0;}\n' > "$d/p/main.c"
+           echo "cmake -S p -B b > /dev/null && cmake --build b > /dev/null" ;;
+    perl) cp -r /usr/share/doc/bash "$d/src"
+          echo "perl -MFile::Find -e 'find(sub { return unless -f; open my \$f, \"<\", \$_ or return; my \$n = () = <\$f>; print \"\$File::Find::name \$n\\n\" }, \"src\")' > counts.txt" ;;
+    procsub) cp -r /usr/share/doc/bash "$d/src"
+             echo "bash -c 'diff <(ls -l src) <(ls -l src) > same.txt && wc -c < <(cat src/*.gz) > n.txt'" ;;
+    xz) head -c 16777216 /dev/urandom | base64 > "$d/in.txt"; echo "xz -T2 -1 -k in.txt && xz -d -c in.txt.xz > out.txt" ;;
+    gccpipe) for i in 1 2 3; do printf '#include <stdio.h>\nint f%d(void){puts("x");return %d;}\n' "$i" "$i" > "$d/f$i.c"; done
+             echo "gcc -pipe -O2 -c f1.c f2.c f3.c" ;;
+    gitclone) cp -r /usr/share/doc/bash "$d/tree"
+              (cd "$d/tree" && git init -q && git add -A && git -c user.email=a@b -c user.name=a commit -qm x) > /dev/null 2>&1
+              echo "git clone -q --no-hardlinks tree copy" ;;
     *) echo "corpus: unknown program '$p'" >&2; return 1 ;;
   esac
 }
