@@ -14,30 +14,16 @@ namespace {
 constexpr int64_t kWaitFloorNs = 1'000'000'000;
 
 // Waits until `fd` reports `events` (or hang-up/error: the next call says which) or `deadline`
-// passes; false on the deadline.
-bool wait_for(int fd, short events, int64_t deadline) {
+// passes; what poll reported, 0 on the deadline.
+short wait_for(int fd, short events, int64_t deadline) {
   for (;;) {
     const int64_t left = deadline - monotonic_ns();
-    if (left <= 0) return false;
+    if (left <= 0) return 0;
     pollfd p{fd, events, 0};
     const int ms = static_cast<int>(std::min<int64_t>((left + 999'999) / 1'000'000, 1000));
     const int r = ::poll(&p, 1, ms);
-    if (r > 0) return true;
-    if (r < 0 && errno != EINTR) return false;
-  }
-}
-
-// Waits until `fd` has data or `deadline` passes; false on a hang-up with no data (all writers
-// gone) or the deadline.
-bool wait_for_data(int fd, int64_t deadline) {
-  for (;;) {
-    const int64_t left = deadline - monotonic_ns();
-    if (left <= 0) return false;
-    pollfd p{fd, POLLIN, 0};
-    const int ms = static_cast<int>(std::min<int64_t>((left + 999'999) / 1'000'000, 1000));
-    const int r = ::poll(&p, 1, ms);
-    if (r > 0) return (p.revents & POLLIN) != 0;
-    if (r < 0 && errno != EINTR) return false;
+    if (r > 0) return p.revents;
+    if (r < 0 && errno != EINTR) return 0;
   }
 }
 
@@ -64,13 +50,13 @@ int64_t transfer(int fd, size_t want, bool first_data_ends, short events, int64_
       // stream whose writers have all gone reports a hang-up at once.
       if (!(events & POLLIN) || first_data_ends) return static_cast<int64_t>(got);
       if (deadline == 0) deadline = monotonic_ns() + stream_wait_budget_ns(traced_ns);
-      if (!wait_for_data(fd, deadline)) return static_cast<int64_t>(got);
+      if (!(wait_for(fd, POLLIN, deadline) & POLLIN)) return static_cast<int64_t>(got);  // hang-up: all writers gone
       continue;
     }
     if (errno == EINTR) continue;
     if (errno != EAGAIN) return got > 0 ? static_cast<int64_t>(got) : -static_cast<int64_t>(errno);
     if (deadline == 0) deadline = monotonic_ns() + stream_wait_budget_ns(traced_ns);
-    if (!wait_for(fd, events, deadline)) return got > 0 ? static_cast<int64_t>(got) : -EAGAIN;
+    if (wait_for(fd, events, deadline) == 0) return got > 0 ? static_cast<int64_t>(got) : -EAGAIN;
   }
 }
 

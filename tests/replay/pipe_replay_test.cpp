@@ -22,6 +22,16 @@ using testing::TraceBuilder;
 
 constexpr int32_t kShell = 10, kWriter = 11, kReader = 12, kGzip = 13;
 
+// The writer of a shell's pipe 3/4: its stdout onto the write end, 2 × 10 KiB, exit.
+void add_pipe_writer(TraceBuilder& b) {
+  b.add(kWriter, kWriter, "dup2", {4, 1}, 1, {}, 4000, 50);
+  b.add(kWriter, kWriter, "close", {3}, 0, {}, 4100, 50);
+  b.add(kWriter, kWriter, "close", {4}, 0, {}, 4200, 50);
+  b.add(kWriter, kWriter, "write", {1, 0, 10240}, 10240, {}, 20000, 2000);
+  b.add(kWriter, kWriter, "write", {1, 0, 10240}, 10240, {}, 40000, 2000);
+  b.add(kWriter, kWriter, "exit_group", {0}, 0, {}, 60000, 100);
+}
+
 trace::Trace pipeline() {
   TraceBuilder b;
   b.add(kShell, kShell, "pipe2", {(int64_t{4} << 32) | 3, 0}, 0, {}, 1000, 100);
@@ -30,12 +40,7 @@ trace::Trace pipeline() {
   b.add(kShell, kShell, "close", {3}, 0, {}, 3000, 50);
   b.add(kShell, kShell, "close", {4}, 0, {}, 3100, 50);
 
-  b.add(kWriter, kWriter, "dup2", {4, 1}, 1, {}, 4000, 50);
-  b.add(kWriter, kWriter, "close", {3}, 0, {}, 4100, 50);
-  b.add(kWriter, kWriter, "close", {4}, 0, {}, 4200, 50);
-  b.add(kWriter, kWriter, "write", {1, 0, 10240}, 10240, {}, 20000, 2000);
-  b.add(kWriter, kWriter, "write", {1, 0, 10240}, 10240, {}, 40000, 2000);
-  b.add(kWriter, kWriter, "exit_group", {0}, 0, {}, 60000, 100);
+  add_pipe_writer(b);
 
   b.add(kReader, kReader, "dup2", {3, 0}, 0, {}, 4500, 50);
   b.add(kReader, kReader, "close", {3}, 0, {}, 4600, 50);
@@ -70,6 +75,15 @@ class PipeReplay : public ::testing::TestWithParam<std::tuple<EngineKind, Orderi
     res = run_engine(engine, plan, sb, EngineOptions{});
     records = res.records();
   }
+  // Every request replayed (not skipped) with its traced result.
+  void expect_every_call_as_traced() const {
+    ASSERT_EQ(records.size(), plan.requests.size());
+    for (uint32_t r = 0; r < plan.requests.size(); ++r) {
+      const trace::Event& e = plan.trace.events[plan.requests[r].event];
+      EXPECT_EQ(records[r].flags, 0u) << r << " " << trace::function_name(e, plan.trace.strings) << " of " << e.pid
+                                          << ": replayed " << records[r].rvalue << ", traced " << e.rvalue;
+    }
+  }
   Plan plan;
   EngineResult res;
   std::vector<RequestRecord> records;  // res's, by plan request
@@ -77,12 +91,7 @@ class PipeReplay : public ::testing::TestWithParam<std::tuple<EngineKind, Orderi
 
 TEST_P(PipeReplay, ReadersReplayAfterTheirWritersWithTheTracedResults) {
   ASSERT_NO_FATAL_FAILURE(replay(pipeline()));
-  ASSERT_EQ(records.size(), plan.requests.size());
-  for (uint32_t r = 0; r < plan.requests.size(); ++r) {
-    const trace::Event& e = plan.trace.events[plan.requests[r].event];
-    EXPECT_EQ(records[r].flags, 0u) << r << " " << trace::function_name(e, plan.trace.strings) << " of " << e.pid
-                                        << ": replayed " << records[r].rvalue << ", traced " << e.rvalue;
-  }
+  expect_every_call_as_traced();
   EXPECT_EQ(res.stats.mismatched, 0u);
   EXPECT_EQ(res.stats.skipped_total(), 0u);
   for (int k = 0; k < 2; ++k) {
@@ -197,12 +206,7 @@ trace::Trace named_fifo_pipeline() {
 
 TEST_P(PipeReplay, ANamedFifoCarriesTheTracedBytesWithoutBlockingItsOpens) {
   ASSERT_NO_FATAL_FAILURE(replay(named_fifo_pipeline()));
-  ASSERT_EQ(records.size(), plan.requests.size());
-  for (uint32_t r = 0; r < plan.requests.size(); ++r) {
-    const trace::Event& e = plan.trace.events[plan.requests[r].event];
-    EXPECT_EQ(records[r].flags, 0u) << r << " " << trace::function_name(e, plan.trace.strings) << " of " << e.pid
-                                        << ": replayed " << records[r].rvalue << ", traced " << e.rvalue;
-  }
+  expect_every_call_as_traced();
   EXPECT_EQ(res.stats.skipped_total(), 0u);
   const auto& eof = records[request_of(plan, kGzip, "read", 2)];
   EXPECT_GE(eof.end_ns, records[request_of(plan, kWriter, "close", 0)].begin_ns) << "end-of-file before the writer closed";
@@ -220,12 +224,7 @@ trace::Trace process_substitution() {
   b.add(kShell, kShell, "close", {4}, 0, {}, 2400, 50);
   b.add(kShell, kShell, "clone", {SIGCHLD, 0, 0, 0, 0}, kReader, {}, 2500, 300);
   b.add(kShell, kShell, "close", {3}, 0, {}, 9000, 50);
-  b.add(kWriter, kWriter, "dup2", {4, 1}, 1, {}, 4000, 50);
-  b.add(kWriter, kWriter, "close", {3}, 0, {}, 4100, 50);
-  b.add(kWriter, kWriter, "close", {4}, 0, {}, 4200, 50);
-  b.add(kWriter, kWriter, "write", {1, 0, 10240}, 10240, {}, 20000, 2000);
-  b.add(kWriter, kWriter, "write", {1, 0, 10240}, 10240, {}, 40000, 2000);
-  b.add(kWriter, kWriter, "exit_group", {0}, 0, {}, 60000, 100);
+  add_pipe_writer(b);
   b.add(kReader, kReader, "openat", {AT_FDCWD, 0, O_RDONLY, 0}, 5, {"/dev/fd/3"}, 4500, 100);
   b.add(kReader, kReader, "dup2", {5, 0}, 0, {}, 4700, 50);
   b.add(kReader, kReader, "close", {5}, 0, {}, 4800, 50);
@@ -239,11 +238,7 @@ trace::Trace process_substitution() {
 
 TEST_P(PipeReplay, DevFdOfAPipeReopensTheReplayPipe) {
   ASSERT_NO_FATAL_FAILURE(replay(process_substitution()));
-  for (uint32_t r = 0; r < plan.requests.size(); ++r) {
-    const trace::Event& e = plan.trace.events[plan.requests[r].event];
-    EXPECT_EQ(records[r].flags, 0u) << r << " " << trace::function_name(e, plan.trace.strings) << " of " << e.pid
-                                        << ": replayed " << records[r].rvalue << ", traced " << e.rvalue;
-  }
+  expect_every_call_as_traced();
   EXPECT_EQ(res.stats.emulated_files, 0u) << "/dev/fd/3 served by a stand-in";
   const auto& eof = records[request_of(plan, kReader, "read", 2)];
   EXPECT_GE(eof.end_ns, records[request_of(plan, kWriter, "exit_group", 0)].begin_ns) << "end-of-file before the writer's exit";
