@@ -82,12 +82,13 @@ bool CallOps::empty_path_allowed() const {
   return false;
 }
 
-const void* CallOps::xattr_value(std::string_view name, size_t n, int fd) {
+const void* CallOps::xattr_value(std::string_view name, size_t n, int fd, const char* below) {
   if (is_posix_acl_xattr(name)) {
     struct stat st {};
     thread_local std::vector<unsigned char> acl;
     acl.resize(n);
-    if (::fstatat(fd, "", &st, AT_EMPTY_PATH) == 0 && posix_acl_value(n, st.st_mode, acl.data())) return acl.data();
+    const int flags = *below ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH;
+    if (::fstatat(fd, below, &st, flags) == 0 && posix_acl_value(n, st.st_mode, acl.data())) return acl.data();
   }
   return c.scratch.write_area(n);
 }

@@ -106,9 +106,11 @@ class CallOps {
     fd_not_open(l.state);
     return -1;
   }
-  // The value of a replayed setxattr of `n` bytes named `name` on the object `fd` refers to:
+  // The value of a replayed setxattr of `n` bytes named `name` on the object `fd` refers to (or,
+  // with `below`, its entry of that name, not followed):
   // the deterministic write bytes, or a valid POSIX ACL (xattr_value.h).
-  const void* xattr_value(std::string_view name, size_t n, int fd);
+  const void* xattr_value(std::string_view name, size_t n, int fd, const char* below = "");
+  bool xattr_on_name(bool nofollow, int64_t* r);  // exec_namespace.cpp
   size_t bytes(int i) const {
     int64_t v = c.a(i);
     return v < 0 ? 0 : static_cast<size_t>(std::min<int64_t>(v, int64_t{1} << 30));

@@ -18,6 +18,7 @@
 #include <cerrno>
 
 #include "replay/runtime/forced_nonblock.h"
+#include "replay/runtime/xattr_value.h"
 
 namespace rastro::replay {
 
@@ -155,6 +156,7 @@ int64_t CallOps::name_space() {
     case SYS_lremovexattr: {
       bool nofollow = e.nr == SYS_lsetxattr || e.nr == SYS_lgetxattr || e.nr == SYS_llistxattr ||
                       e.nr == SYS_lremovexattr;
+      if (int64_t r; xattr_on_name(nofollow, &r)) return r;
       UniqueFd o;
       int64_t r = object(-1, 0, !nofollow, &o);
       if (r != 0) return r > 0 ? e.rvalue : r;
@@ -229,6 +231,53 @@ int64_t CallOps::name_space() {
     default:
       return unsupported();
   }
+}
+
+// A path xattr call (setxattr, getxattr, listxattr, removexattr and their l- forms) as the
+// *xattrat call on its last name relative to its parent, resolved inside the root: the timed call
+// walks a name, not /proc's magic link. Taken unless the name is a symlink the call would follow
+// (following it from the parent could leave the root) or the kernel has no *xattrat; false then,
+// and the caller acts on the object's O_PATH fd through fd_path.
+bool CallOps::xattr_on_name(bool nofollow, int64_t* r) {
+  SandboxResolver::Parent par;
+  if (const int64_t p = parent(-1, 0, &par); p != 0) {
+    *r = p > 0 ? e.rvalue : p;
+    return true;
+  }
+  if (par.name.empty()) return false;
+  struct stat st;
+  if (!nofollow && ::fstatat(par.dir.get(), par.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) return false;
+  const std::string attr(e.nr == SYS_listxattr || e.nr == SYS_llistxattr ? std::string_view() : str(1));
+  int64_t out = 0;
+  switch (e.nr) {
+    case SYS_setxattr:
+    case SYS_lsetxattr: {
+      const size_t n = bytes(3);
+      const void* value = xattr_value(attr, n, par.dir.get(), par.name.c_str());
+      out = the_call([&] {
+        return xattr_at('s', par.dir.get(), par.name.c_str(), attr.c_str(), const_cast<void*>(value), n, static_cast<int>(c.a(4)));
+      });
+      break;
+    }
+    case SYS_getxattr:
+    case SYS_lgetxattr: {
+      const size_t n = bytes(3);
+      out = the_call([&] { return xattr_at('g', par.dir.get(), par.name.c_str(), attr.c_str(), c.scratch.read_area(n), n, 0); });
+      break;
+    }
+    case SYS_listxattr:
+    case SYS_llistxattr: {
+      const size_t n = bytes(2);
+      out = the_call([&] { return xattr_at('l', par.dir.get(), par.name.c_str(), nullptr, c.scratch.read_area(n), n, 0); });
+      break;
+    }
+    default:
+      out = the_call([&] { return xattr_at('r', par.dir.get(), par.name.c_str(), attr.c_str(), nullptr, 0, 0); });
+      break;
+  }
+  if (out == -ENOSYS) return false;
+  *r = out;
+  return true;
 }
 
 }  // namespace rastro::replay

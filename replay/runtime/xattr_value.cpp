@@ -1,5 +1,10 @@
 #include "replay/runtime/xattr_value.h"
 
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 
 namespace rastro::replay {
@@ -16,6 +21,24 @@ void put_le(unsigned char* p, uint64_t v, size_t bytes) {
 }
 
 }  // namespace
+
+int64_t xattr_at(char op, int dirfd, const char* name, const char* attr, void* buf, size_t n, int flags) {
+  // x86-64 numbers (the build's kernel headers may predate them) and struct xattr_args.
+  constexpr long kSetxattrat = 463, kGetxattrat = 464, kListxattrat = 465, kRemovexattrat = 466;
+  struct XattrArgs {
+    uint64_t value;
+    uint32_t size;
+    uint32_t flags;
+  } args{reinterpret_cast<uintptr_t>(buf), static_cast<uint32_t>(n), static_cast<uint32_t>(flags)};
+  long r = -1;
+  switch (op) {
+    case 's': r = ::syscall(kSetxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, attr, &args, sizeof args); break;
+    case 'g': r = ::syscall(kGetxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, attr, &args, sizeof args); break;
+    case 'l': r = ::syscall(kListxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, buf, n); break;
+    default: r = ::syscall(kRemovexattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, attr); break;
+  }
+  return r < 0 ? -static_cast<int64_t>(errno) : static_cast<int64_t>(r);
+}
 
 bool is_posix_acl_xattr(std::string_view name) {
   return name == "system.posix_acl_access" || name == "system.posix_acl_default";

@@ -9,12 +9,20 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace rastro::replay {
 
 // Whether `name` is one of the POSIX ACL attributes the kernel parses.
 bool is_posix_acl_xattr(std::string_view name);
+
+// The *xattrat calls (Linux 6.13) on `name` relative to the directory `dirfd`, never following a
+// final symlink (AT_SYMLINK_NOFOLLOW); -errno on failure, -ENOSYS on an older kernel. `op`: 's'
+// set (value, n, flags), 'g' get (buf, n), 'l' list (buf, n), 'r' remove. They let a replayed
+// path xattr call walk one name, as the traced call walked its path, instead of the
+// /proc/thread-self/fd magic link (2.6 times a direct getxattr here).
+int64_t xattr_at(char op, int dirfd, const char* name, const char* attr, void* buf, size_t n, int flags);
 
 // Writes a valid POSIX ACL of `n` bytes (4 + 8 per entry, at least 3 entries) for an object of
 // mode `mode` into `out`; false (nothing written) when no ACL has that size.

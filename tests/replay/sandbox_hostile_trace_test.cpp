@@ -5,6 +5,7 @@
 // root (full listing + contents + modes + mtimes before/after).
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -52,6 +53,12 @@ trace::Trace hostile_trace(const std::string& canary) {
   b.add(1, 1, "symlink", {}, 0, {c, "/esc"});  // the trace plants its own escape
   create_write("/esc/via-trace-symlink");
   b.add(1, 1, "chmod", {0, 0777}, 0, {"/esc"});
+  // Path xattr calls walk their last name from the parent (*xattrat): one on a link they follow
+  // (the trace's, the planted one) must follow it inside the root, never from the parent outside.
+  b.add(1, 1, "setxattr", {0, 0, 0, 4, 0}, 0, {"/esc", "user.rastro"});
+  b.add(1, 1, "setxattr", {0, 0, 0, 4, 0}, 0, {"/planted", "user.rastro"});
+  b.add(1, 1, "removexattr", {}, 0, {"/esc", "user.keep"});
+  b.add(1, 1, "removexattr", {}, 0, {"/planted", "user.keep"});
   b.add(1, 1, "mknod", {0, S_IFCHR | 0666, 0x0103}, 0, {"/nulldev"});
   b.add(1, 1, "mknod", {0, S_IFBLK | 0666, 0x0800}, 0, {c + "/blk"});
   b.add(1, 1, "chdir", {}, 0, {"/../../.."});
@@ -80,8 +87,21 @@ struct Scenario {
     testing::write_file(outside + "/victim", "outside victim");
     testing::write_file(outside + "/keep", "outside keep");
     mkdir((outside + "/sub").c_str(), 0755);
+    // (Where the file system takes user xattrs: one a removexattr outside the root would take.)
+    ::setxattr(canary.c_str(), "user.keep", "k", 1, 0);
+    ::setxattr(outside.c_str(), "user.keep", "k", 1, 0);
     // Planted inside the root before the replay, pointing outside.
     EXPECT_EQ(symlink(outside.c_str(), (root + "/planted").c_str()), 0);
+  }
+  // The directories' extended attributes: what a path xattr call outside the root would change.
+  std::string xattrs() const {
+    std::string out;
+    for (const std::string& d : {canary, outside}) {
+      char buf[256];
+      const ssize_t n = ::listxattr(d.c_str(), buf, sizeof buf);
+      out += d + ":" + (n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string()) + ";";
+    }
+    return out;
   }
   std::map<std::string, std::string> outside_state() const {
     auto a = testing::snapshot(canary);
@@ -96,6 +116,7 @@ struct Scenario {
 void run_scenario(bool inferred, EngineKind eng) {
   Scenario s;
   auto before = s.outside_state();
+  const std::string xattrs_before = s.xattrs();
   std::string etc_before = testing::read_file("/etc/passwd");
   trace::Trace t = hostile_trace(s.canary);
   Plan plan;
@@ -114,6 +135,7 @@ void run_scenario(bool inferred, EngineKind eng) {
   EXPECT_GT(res.stats.executed, 20u);        // most of it really ran, inside the root
   auto after = s.outside_state();
   EXPECT_EQ(before, after);
+  EXPECT_EQ(s.xattrs(), xattrs_before) << "an xattr changed outside the root";
   for (const auto& [k, v] : after) {
     if (!before.count(k)) ADD_FAILURE() << "created outside the root: " << k;
   }
