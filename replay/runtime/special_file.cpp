@@ -35,7 +35,8 @@ bool is_emulated_path(std::string_view abs_path) {
 }
 
 int own_fd_named(std::string_view path, int32_t pid) {
-  if (path.size() < 9 || path.front() != '/') return -1;
+  // Every open asks (CallOps::open_path, the fd keys pass): reject the others without a copy.
+  if (path.size() < 9 || path.front() != '/' || (path[1] != 'd' && path[1] != 'p' && path[1] != '/')) return -1;
   const std::string p = Path::squeeze_slashes(path);
   if (p == "/dev/stdin") return 0;
   if (p == "/dev/stdout") return 1;
