@@ -97,17 +97,9 @@ std::string FdTable::path(int traced) const {
 template <class Pred>
 void FdTable::close_if(Pred doomed) {
   std::vector<int> keys;
-  for (int i = 0; i < direct_n_; ++i) {
-    FdLookup l = get(i);
-    if (l.state == FdState::kOpen && doomed(l)) keys.push_back(i);
-  }
-  {
-    std::lock_guard lock(mu_);
-    for (auto& [k, v] : overflow_) {
-      FdLookup l = unpack(v);
-      if (l.state == FdState::kOpen && doomed(l)) keys.push_back(k);
-    }
-  }
+  for_each_open([&](int traced, FdLookup l) {
+    if (doomed(l)) keys.push_back(traced);
+  });
   for (int t : keys) {
     FdLookup l = take(t);
     if (l.state == FdState::kOpen) ::close(l.fd);
@@ -124,33 +116,21 @@ void FdTable::close_streams() {
 
 std::unique_ptr<FdTable> FdTable::copy() const {
   auto out = std::make_unique<FdTable>(direct_n_, kernel_);
-  auto copy_one = [&](int traced, FdLookup l) {
-    if (l.state == FdState::kOpen) {
-      int d = kernel_ == KernelFdTables::kPerProcess ? l.fd : fcntl(l.fd, F_DUPFD_CLOEXEC, 0);
-      if (d >= 0) {
-        out->set_open(traced, d, l.cloexec, path(traced), l.stream);  // (a FIFO: a stream with a path)
-      } else {
-        out->set_state(traced, FdState::kFailed);
-      }
-    } else if (l.state != FdState::kNone) {
-      out->set_state(traced, l.state);
+  for_each_slot([&](int traced, FdLookup l) {
+    if (l.state != FdState::kOpen) return out->set_state(traced, l.state);
+    int d = kernel_ == KernelFdTables::kPerProcess ? l.fd : fcntl(l.fd, F_DUPFD_CLOEXEC, 0);
+    if (d >= 0) {
+      out->set_open(traced, d, l.cloexec, path(traced), l.stream);  // (a FIFO: a stream with a path)
+    } else {
+      out->set_state(traced, FdState::kFailed);
     }
-  };
-  for (int i = 0; i < direct_n_; ++i) copy_one(i, get(i));
-  std::vector<std::pair<int, uint64_t>> big;
-  {
-    std::lock_guard lock(mu_);
-    big.assign(overflow_.begin(), overflow_.end());
-  }
-  for (auto& [k, v] : big) copy_one(k, unpack(v));
+  });
   return out;
 }
 
 size_t FdTable::open_count() const {
   size_t n = 0;
-  for (int i = 0; i < direct_n_; ++i) n += get(i).state == FdState::kOpen;
-  std::lock_guard lock(mu_);
-  for (auto& [k, v] : overflow_) n += unpack(v).state == FdState::kOpen;
+  for_each_open([&](int, FdLookup) { ++n; });
   return n;
 }
 

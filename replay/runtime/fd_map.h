@@ -117,12 +117,13 @@ class FdTable {
     return {static_cast<int32_t>(static_cast<uint32_t>(v)), static_cast<FdState>((v >> 32) & 0xff),
             ((v >> 40) & 1) != 0, ((v >> 41) & 1) != 0, ((v >> 42) & 1) != 0};
   }
-  // f(traced, lookup) for every open slot (direct ones, then the others).
+  // f(traced, lookup) for every slot that is not kNone (direct ones, then the others, these from
+  // a snapshot taken under the lock, so f may call back into the table).
   template <class F>
-  void for_each_open(F f) {
+  void for_each_slot(F f) const {
     for (int i = 0; i < direct_n_; ++i) {
       FdLookup l = get(i);
-      if (l.state == FdState::kOpen) f(i, l);
+      if (l.state != FdState::kNone) f(i, l);
     }
     std::vector<std::pair<int, uint64_t>> big;
     {
@@ -130,7 +131,14 @@ class FdTable {
       big.assign(overflow_.begin(), overflow_.end());
     }
     for (auto& [k, v] : big)
-      if (unpack(v).state == FdState::kOpen) f(k, unpack(v));
+      if (unpack(v).state != FdState::kNone) f(k, unpack(v));
+  }
+  // f(traced, lookup) for every open slot.
+  template <class F>
+  void for_each_open(F f) const {
+    for_each_slot([&](int traced, FdLookup l) {
+      if (l.state == FdState::kOpen) f(traced, l);
+    });
   }
   // Closes (and marks closed) every open slot for which `doomed` is true.
   template <class Pred>
