@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "replay/runtime/call_executor.h"
 #include "replay/runtime/unique_fd.h"
+#include "replay/runtime/xattr_value.h"
 
 namespace rastro::replay {
 
@@ -111,6 +112,9 @@ class CallOps {
   // the deterministic write bytes, or a valid POSIX ACL (xattr_value.h).
   const void* xattr_value(std::string_view name, size_t n, int fd, const char* below = "");
   bool xattr_on_name(bool nofollow, int64_t* r);  // exec_namespace.cpp
+  // The traced xattr call on `t`, as the timed call: a set writes xattr_value's bytes for the
+  // object `value_fd` (or the name `below` it); a get or list fills the scratch read area.
+  int64_t xattr(const XattrTarget& t, int value_fd, const char* below = "");
   size_t bytes(int i) const {
     int64_t v = c.a(i);
     return v < 0 ? 0 : static_cast<size_t>(std::min<int64_t>(v, int64_t{1} << 30));

@@ -166,28 +166,8 @@ int64_t CallOps::name_space() {
           return e.nr == SYS_lgetxattr ? -ENODATA : e.nr == SYS_llistxattr ? 0 : -EPERM;
         }
       }
-      std::string via = fd_path(o.get());
-      std::string attr(str(1));
-      switch (e.nr) {
-        case SYS_setxattr:
-        case SYS_lsetxattr: {
-          size_t n = bytes(3);
-          const void* value = xattr_value(attr, n, o.get());
-          return sysret(the_call([&] { return ::setxattr(via.c_str(), attr.c_str(), value, n, static_cast<int>(c.a(4))); }));
-        }
-        case SYS_getxattr:
-        case SYS_lgetxattr: {
-          size_t n = bytes(3);
-          return sysret(::getxattr(via.c_str(), attr.c_str(), c.scratch.read_area(n), n));
-        }
-        case SYS_listxattr:
-        case SYS_llistxattr: {
-          size_t n = bytes(2);
-          return sysret(::listxattr(via.c_str(), c.scratch.read_area(n), n));
-        }
-        default:
-          return sysret(::removexattr(via.c_str(), attr.c_str()));
-      }
+      const std::string via = fd_path(o.get());
+      return xattr({.path = via.c_str()}, o.get());
     }
     case SYS_fsetxattr:
     case SYS_fgetxattr:
@@ -195,24 +175,7 @@ int64_t CallOps::name_space() {
     case SYS_fremovexattr: {
       int fd = fd_arg(0);
       if (fd < 0) return e.rvalue;
-      std::string attr(e.nr == SYS_flistxattr ? std::string_view() : str(1));
-      switch (e.nr) {
-        case SYS_fsetxattr: {
-          size_t n = bytes(3);
-          const void* value = xattr_value(attr, n, fd);
-          return sysret(the_call([&] { return ::fsetxattr(fd, attr.c_str(), value, n, static_cast<int>(c.a(4))); }));
-        }
-        case SYS_fgetxattr: {
-          size_t n = bytes(3);
-          return sysret(::fgetxattr(fd, attr.c_str(), c.scratch.read_area(n), n));
-        }
-        case SYS_flistxattr: {
-          size_t n = bytes(2);
-          return sysret(::flistxattr(fd, c.scratch.read_area(n), n));
-        }
-        default:
-          return sysret(::fremovexattr(fd, attr.c_str()));
-      }
+      return xattr({.fd = fd}, fd);
     }
     case SYS_mknod:
     case SYS_mknodat: {
@@ -233,11 +196,11 @@ int64_t CallOps::name_space() {
   }
 }
 
-// A path xattr call (setxattr, getxattr, listxattr, removexattr and their l- forms) as the
-// *xattrat call on its last name relative to its parent, resolved inside the root: the timed call
-// walks a name, not /proc's magic link. Taken unless the name is a symlink the call would follow
-// (following it from the parent could leave the root) or the kernel has no *xattrat; false then,
-// and the caller acts on the object's O_PATH fd through fd_path.
+// A path xattr call (setxattr, getxattr, listxattr, removexattr and their l- forms) on its last
+// name relative to its parent, resolved inside the root: the timed call walks a name, not /proc's
+// magic link. Taken unless the name is a symlink the call would follow (following it from the
+// parent could leave the root) or the kernel has no *xattrat; false then, and the caller acts on
+// the object's O_PATH fd through fd_path.
 bool CallOps::xattr_on_name(bool nofollow, int64_t* r) {
   SandboxResolver::Parent par;
   if (const int64_t p = parent(-1, 0, &par); p != 0) {
@@ -247,37 +210,21 @@ bool CallOps::xattr_on_name(bool nofollow, int64_t* r) {
   if (par.name.empty()) return false;
   struct stat st;
   if (!nofollow && ::fstatat(par.dir.get(), par.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) return false;
-  const std::string attr(e.nr == SYS_listxattr || e.nr == SYS_llistxattr ? std::string_view() : str(1));
-  int64_t out = 0;
-  switch (e.nr) {
-    case SYS_setxattr:
-    case SYS_lsetxattr: {
-      const size_t n = bytes(3);
-      const void* value = xattr_value(attr, n, par.dir.get(), par.name.c_str());
-      out = the_call([&] {
-        return xattr_at('s', par.dir.get(), par.name.c_str(), attr.c_str(), const_cast<void*>(value), n, static_cast<int>(c.a(4)));
-      });
-      break;
-    }
-    case SYS_getxattr:
-    case SYS_lgetxattr: {
-      const size_t n = bytes(3);
-      out = the_call([&] { return xattr_at('g', par.dir.get(), par.name.c_str(), attr.c_str(), c.scratch.read_area(n), n, 0); });
-      break;
-    }
-    case SYS_listxattr:
-    case SYS_llistxattr: {
-      const size_t n = bytes(2);
-      out = the_call([&] { return xattr_at('l', par.dir.get(), par.name.c_str(), nullptr, c.scratch.read_area(n), n, 0); });
-      break;
-    }
-    default:
-      out = the_call([&] { return xattr_at('r', par.dir.get(), par.name.c_str(), attr.c_str(), nullptr, 0, 0); });
-      break;
-  }
+  const int64_t out = xattr({.dirfd = par.dir.get(), .name = par.name.c_str()}, par.dir.get(), par.name.c_str());
   if (out == -ENOSYS) return false;
   *r = out;
   return true;
+}
+
+int64_t CallOps::xattr(const XattrTarget& t, int value_fd, const char* below) {
+  const XattrOp op = xattr_op(e.nr);
+  const std::string attr(op == XattrOp::kList ? std::string_view() : str(1));
+  const size_t n = op == XattrOp::kRemove ? 0 : bytes(op == XattrOp::kList ? 2 : 3);
+  void* buf = op == XattrOp::kSet    ? const_cast<void*>(xattr_value(attr, n, value_fd, below))
+              : op == XattrOp::kRemove ? nullptr
+                                       : c.scratch.read_area(n);
+  const int flags = op == XattrOp::kSet ? static_cast<int>(c.a(4)) : 0;
+  return the_call([&] { return xattr_call(op, t, attr.c_str(), buf, n, flags); });
 }
 
 }  // namespace rastro::replay

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,7 +23,24 @@ void put_le(unsigned char* p, uint64_t v, size_t bytes) {
 
 }  // namespace
 
-int64_t xattr_at(char op, int dirfd, const char* name, const char* attr, void* buf, size_t n, int flags) {
+XattrOp xattr_op(long nr) {
+  switch (nr) {
+    case SYS_setxattr:
+    case SYS_lsetxattr:
+    case SYS_fsetxattr: return XattrOp::kSet;
+    case SYS_getxattr:
+    case SYS_lgetxattr:
+    case SYS_fgetxattr: return XattrOp::kGet;
+    case SYS_listxattr:
+    case SYS_llistxattr:
+    case SYS_flistxattr: return XattrOp::kList;
+    default: return XattrOp::kRemove;
+  }
+}
+
+namespace {
+
+int64_t xattr_at(XattrOp op, int dirfd, const char* name, const char* attr, void* buf, size_t n, int flags) {
   // x86-64 numbers (the build's kernel headers may predate them) and struct xattr_args.
   constexpr long kSetxattrat = 463, kGetxattrat = 464, kListxattrat = 465, kRemovexattrat = 466;
   struct XattrArgs {
@@ -30,14 +48,40 @@ int64_t xattr_at(char op, int dirfd, const char* name, const char* attr, void* b
     uint32_t size;
     uint32_t flags;
   } args{reinterpret_cast<uintptr_t>(buf), static_cast<uint32_t>(n), static_cast<uint32_t>(flags)};
-  long r = -1;
   switch (op) {
-    case 's': r = ::syscall(kSetxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, attr, &args, sizeof args); break;
-    case 'g': r = ::syscall(kGetxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, attr, &args, sizeof args); break;
-    case 'l': r = ::syscall(kListxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, buf, n); break;
-    default: r = ::syscall(kRemovexattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, attr); break;
+    case XattrOp::kSet: return ::syscall(kSetxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, attr, &args, sizeof args);
+    case XattrOp::kGet: return ::syscall(kGetxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, attr, &args, sizeof args);
+    case XattrOp::kList: return ::syscall(kListxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, buf, n);
+    case XattrOp::kRemove: break;
   }
-  return r < 0 ? -static_cast<int64_t>(errno) : static_cast<int64_t>(r);
+  return ::syscall(kRemovexattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, attr);
+}
+
+int64_t xattr_on(XattrOp op, const XattrTarget& t, const char* attr, void* buf, size_t n, int flags) {
+  if (t.name != nullptr) return xattr_at(op, t.dirfd, t.name, attr, buf, n, flags);
+  if (t.path != nullptr) {
+    switch (op) {
+      case XattrOp::kSet: return ::setxattr(t.path, attr, buf, n, flags);
+      case XattrOp::kGet: return ::getxattr(t.path, attr, buf, n);
+      case XattrOp::kList: return ::listxattr(t.path, static_cast<char*>(buf), n);
+      case XattrOp::kRemove: break;
+    }
+    return ::removexattr(t.path, attr);
+  }
+  switch (op) {
+    case XattrOp::kSet: return ::fsetxattr(t.fd, attr, buf, n, flags);
+    case XattrOp::kGet: return ::fgetxattr(t.fd, attr, buf, n);
+    case XattrOp::kList: return ::flistxattr(t.fd, static_cast<char*>(buf), n);
+    case XattrOp::kRemove: break;
+  }
+  return ::fremovexattr(t.fd, attr);
+}
+
+}  // namespace
+
+int64_t xattr_call(XattrOp op, const XattrTarget& t, const char* attr, void* buf, size_t n, int flags) {
+  const int64_t r = xattr_on(op, t, attr, buf, n, flags);
+  return r < 0 ? -static_cast<int64_t>(errno) : r;
 }
 
 bool is_posix_acl_xattr(std::string_view name) {
