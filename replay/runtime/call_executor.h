@@ -38,7 +38,7 @@ enum class SkipReason : uint8_t {
   kFdAfterClose,      // fd used after it was closed
   kFdOpenFailed,      // the call that created the fd failed in the replay
   kFdRefused,         // the fd's path was refused by the sandbox
-  kSpecialPath,       // /dev paths that are not emulated (disks, /dev/shm ...): special_file.h
+  kSpecialPath,       // /dev paths that are not emulated (disks, /dev/mem ...): special_file.h
   kBadPath,           // empty path or NUL byte: corrupt trace
   kDeviceNode,        // mknod of a character/block device
   kUnknownMapping,    // munmap/mprotect/msync/madvise/mremap/page fault of a range no traced mmap

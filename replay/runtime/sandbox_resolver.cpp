@@ -76,6 +76,10 @@ PathVerdict SandboxResolver::check(std::string_view abs_path) {
   if (abs_path.empty() || abs_path.find('\0') != std::string_view::npos) return PathVerdict::kBadBytes;
   std::string p = squeeze_slashes(abs_path);
   if (p == "/dev/null") return PathVerdict::kDevNull;
+  // POSIX shared memory and semaphores (shm_open, sem_open: PostgreSQL, Chromium, Python's
+  // multiprocessing) are files of a tmpfs the program creates, maps and unlinks: ordinary files
+  // inside the root, like any other the trace creates.
+  if (under(p, "/dev/shm")) return PathVerdict::kOk;
   for (std::string_view special : {"/dev", "/proc", "/sys"}) {
     if (under(p, special)) return PathVerdict::kSpecial;
   }

@@ -35,7 +35,8 @@ enum class PathVerdict : uint8_t {
   kDevNull,   // "/dev/null" (harmless, very common)
   kSpecial,   // under /dev, /proc or /sys: refused (no device, no kernel interface is touched)
   // (The executor serves the special files it can emulate before it asks the sandbox:
-  // special_file.h. What reaches these verdicts is what it cannot: disks, /dev/shm ...)
+  // special_file.h. What reaches these verdicts is what it cannot: disks, /dev/mem ... /dev/shm
+  // is kOk: POSIX shared memory, files the program makes, replayed inside the root.)
   kBadBytes,  // empty or contains NUL: no program can pass such a path; the trace is corrupt
 };
 

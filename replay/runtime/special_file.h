@@ -11,7 +11,8 @@
 // The host's /proc and /sys are never opened: what a program read there (its own status, the
 // host's meminfo) is the traced machine's, not the replay host's.
 //
-// Other /dev paths (disks, /dev/shm, /dev/mem ...) stay refused by the sandbox (special_path).
+// Other /dev paths (disks, /dev/mem ...) stay refused by the sandbox (special_path); /dev/shm
+// (POSIX shared memory) is replayed as ordinary files inside the root (SandboxResolver::check).
 #pragma once
 
 #include <cstdint>

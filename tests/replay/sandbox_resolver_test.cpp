@@ -34,6 +34,10 @@ TEST(SandboxResolver, PathHelpers) {
   EXPECT_EQ(SandboxResolver::check("//dev//sda"), PathVerdict::kSpecial);
   EXPECT_EQ(SandboxResolver::check("/proc/self/mem"), PathVerdict::kSpecial);
   EXPECT_EQ(SandboxResolver::check("/sys"), PathVerdict::kSpecial);
+  // POSIX shared memory: files the program makes, replayed inside the root.
+  EXPECT_EQ(SandboxResolver::check("/dev/shm/PostgreSQL.1"), PathVerdict::kOk);
+  EXPECT_EQ(SandboxResolver::check("//dev/shm"), PathVerdict::kOk);
+  EXPECT_EQ(SandboxResolver::check("/dev/shmem"), PathVerdict::kSpecial);
   EXPECT_EQ(SandboxResolver::check("/devices/x"), PathVerdict::kOk);
   EXPECT_EQ(SandboxResolver::check(std::string_view("/a\0b", 4)), PathVerdict::kBadBytes);
   EXPECT_EQ(SandboxResolver::check(""), PathVerdict::kBadBytes);

@@ -20,7 +20,8 @@ TEST(SpecialFile, EmulatedFamilies) {
 }
 
 TEST(SpecialFile, EverythingElseIsNot) {
-  // Disks, shared memory and other devices stay refused by the sandbox; ordinary files are files.
+  // Disks and other devices stay refused by the sandbox, shared memory (/dev/shm) is replayed as
+  // files inside the root: neither is emulated; ordinary files are files.
   for (const char* p : {"/dev/sda", "/dev/shm/x", "/dev/mem", "/dev", "/devices/x", "/process", "/system/x",
                         "/dev/nullx", "/dev/pts2", "/tmp/proc/self/status", "proc/self/status", "", "[socket",
                         "/home/u/[socket]"}) {
