@@ -114,7 +114,7 @@ class Planner {
   bool below_absent(const std::string& p);
   void faulted(const trace::Event& e);
   void entry_changed(const std::string& p);
-  void listed(OpenFile* f, int64_t rvalue);
+  void listed(OpenFile* f, int64_t rvalue, uint64_t buffer);
   void fill_listings(InitPlan& plan);
   void follow_recorded_cwd(Proc& pr, const trace::Event& e) const;
   void event(const trace::Event& e);
@@ -380,24 +380,6 @@ void Planner::entry_changed(const std::string& p) {
   info(p.substr(0, std::max<size_t>(p.rfind('/'), 1))).entries_changed = true;
 }
 
-// One getdents64 on the open directory f: a listing runs from the first call to the one returning
-// 0; complete, from the start of a directory holding its pre-trace entries, its total is the size
-// of those entries' records (fill_listings).
-void Planner::listed(OpenFile* f, int64_t rvalue) {
-  PathInfo& dir = f->info ? *f->info : info(f->path);
-  if (!f->listing) {
-    f->listing = true;
-    f->listing_pristine = !dir.entries_changed && f->pos == 0;
-    f->listed = 0;
-  }
-  if (rvalue > 0) {
-    f->listed += static_cast<uint64_t>(rvalue);
-    return;
-  }
-  if (f->listing_pristine && !dir.entries_changed && f->listed > 0) dir.listing_bytes = std::max(dir.listing_bytes, f->listed);
-  f->listing = false;
-}
-
 // getdents64 records only the bytes a listing returned, not the names, and a program names only
 // the entries it goes on to use (python lists every directory of sys.path and opens a few): the
 // replay's listing of a directory with the named entries alone returns fewer bytes. A directory
@@ -409,6 +391,26 @@ void Planner::listed(OpenFile* f, int64_t rvalue) {
 constexpr uint64_t dirent64_size(size_t name_len) { return (19 + name_len + 1 + 7) & ~uint64_t{7}; }
 constexpr uint64_t kDirentMin = dirent64_size(1);    // 24
 constexpr uint64_t kDirentMax = dirent64_size(255);  // 280
+
+// One getdents64 on the open directory f (`buffer`: its count argument): a listing runs from the
+// first call to the one returning 0 — or to one that left room in the buffer for the longest
+// record, as the kernel fills it while entries remain (PostgreSQL's directory scan stops at the
+// name it wanted, before the call that would return 0). Complete, from the start of a directory
+// holding its pre-trace entries, its total is the size of those entries' records (fill_listings).
+void Planner::listed(OpenFile* f, int64_t rvalue, uint64_t buffer) {
+  PathInfo& dir = f->info ? *f->info : info(f->path);
+  if (!f->listing) {
+    f->listing = true;
+    f->listing_pristine = !dir.entries_changed && f->pos == 0;
+    f->listed = 0;
+  }
+  if (rvalue > 0) {
+    f->listed += static_cast<uint64_t>(rvalue);
+    if (buffer < static_cast<uint64_t>(rvalue) + kDirentMax) return;
+  }
+  if (f->listing_pristine && !dir.entries_changed && f->listed > 0) dir.listing_bytes = std::max(dir.listing_bytes, f->listed);
+  f->listing = false;
+}
 
 void Planner::fill_listings(InitPlan& plan) {
   std::map<std::string, uint64_t> known;  // directory -> the records of its "." / ".." and entries
@@ -616,7 +618,7 @@ void Planner::event(const trace::Event& e) {
       PathInfo& i = info(f->path);
       if (i.shape == Shape::kUnknown || i.shape == Shape::kFile) i.shape = Shape::kDir;
       if (si->proc == ProcEffect::kFchdir) *pr.cwd = f->path;
-      if (e.nr == SYS_getdents64) listed(f, e.rvalue);
+      if (e.nr == SYS_getdents64) listed(f, e.rvalue, static_cast<uint64_t>(e.arg(2).value));
     }
   } else if (si->path == PathEffect::kTruncates && p0 < 0) {
     if (OpenFile* f = fd(0); f && ok) {

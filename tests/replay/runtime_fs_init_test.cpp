@@ -331,6 +331,69 @@ TEST(RuntimeFsInit, ListedDirectoriesGetTheEntriesTheirListingShows) {
   EXPECT_EQ(bad.front(), "getdents64 : 72 vs 872");
 }
 
+// PostgreSQL's timezone scan reads a directory until it meets the name it wants: one getdents64
+// that left room in its buffer for more records, then close, no call returning 0. That call
+// returned every entry (the kernel fills the buffer while entries remain), so the listing is
+// complete; one that filled its buffer is not, and gets no placeholders.
+TEST(RuntimeFsInit, AListingCallThatLeftRoomInItsBufferIsComplete) {
+  TraceBuilder b;
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDONLY | O_DIRECTORY, 0}, 3, {"/usr/share/zoneinfo"});
+  b.add(1, 1, "getdents64", {3, 0, 32768}, 2136);
+  b.add(1, 1, "close", {3}, 0);
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, 0}, 0, {"/usr/share/zoneinfo/Etc"});
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDONLY | O_DIRECTORY, 0}, 3, {"/var/full"});
+  b.add(1, 1, "getdents64", {3, 0, 1024}, 1000);  // 24 bytes left: the next record may not fit
+  b.add(1, 1, "close", {3}, 0);
+  const trace::Trace t = b.take();
+  const InitPlan p = plan_initial_state(t);
+  size_t full = 0;
+  for (const InitEntry& e : p.entries) full += e.path.rfind("/var/full/~", 0) == 0;
+  EXPECT_EQ(full, 0u);
+  const std::vector<std::string> bad = replay_mismatches(t, p);
+  ASSERT_EQ(bad.size(), 1u) << (bad.empty() ? "" : bad.front());
+  EXPECT_EQ(bad.front(), "getdents64 : 48 vs 1000");
+}
+
+// POSIX shared memory (shm_open: PostgreSQL's dynamic shared memory, Python's multiprocessing)
+// is a file in the tmpfs at /dev/shm that the program creates, sizes, maps and unlinks: replayed
+// as a file inside the root, not refused as a device. The host's /dev/shm is not touched.
+TEST(RuntimeFsInit, SharedMemoryFilesAreReplayedInsideTheRoot) {
+  const std::string name = "/dev/shm/rastro-test-PostgreSQL." + std::to_string(getpid());
+  TraceBuilder b;
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600}, 5, {name});
+  b.add(1, 1, "ftruncate", {5, 26976}, 0);
+  b.add(1, 1, "fallocate", {5, 0, 0, 26976}, 0);
+  b.add(1, 1, "mmap", {0, 26976, PROT_READ | PROT_WRITE, MAP_SHARED, 5, 0}, 0x7f0000000000);
+  b.add(1, 1, "close", {5}, 0);
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, 0}, 0, {name});
+  b.add(1, 1, "munmap", {0x7f0000000000, 26976}, 0);
+  b.add(1, 1, "unlink", {0}, 0, {name});
+  const trace::Trace t = b.take();
+  const InitPlan p = plan_initial_state(t);
+  ASSERT_NE(find(p, "/dev/shm"), nullptr);
+  EXPECT_EQ(find(p, "/dev/shm")->kind, InitEntry::Kind::kDir);
+  EXPECT_EQ(find(p, name), nullptr);  // the trace makes it
+
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  ASSERT_TRUE(create_initial_state(sb, p).problems.empty());
+  ProcessTable procs(process_seeds(t));
+  CallExecutor ex(sb, procs, t.strings);
+  ThreadScratch scratch;
+  for (const trace::Event& e : t.events) {
+    const CallOutcome o = ex.execute(e, nullptr, scratch);
+    EXPECT_EQ(o.flags & (trace::kEventSkipped | trace::kEventMismatch), 0u)
+        << trace::function_name(e, t.strings) << ": " << o.rvalue << " (skip " << static_cast<int>(o.skip) << ")";
+    if (std::string(trace::function_name(e, t.strings)) == "newfstatat") {
+      struct stat st {};
+      ASSERT_EQ(::stat(root.sub(name.substr(1)).c_str(), &st), 0) << "not made inside the root";
+      EXPECT_EQ(st.st_size, 26976);
+      EXPECT_NE(::access(name.c_str(), F_OK), 0) << name << " made on the host";
+    }
+  }
+  EXPECT_NE(::access(root.sub(name.substr(1)).c_str(), F_OK), 0) << "the unlink was not replayed";
+}
+
 // The traced program's pre-existing files were on disk; init's copies must be too before the
 // replay starts, or the replay's first fsync (or the writeback) pays for them. The kernel says
 // whether a file's data is still only in the page cache: FIEMAP flags such extents DELALLOC
