@@ -13,6 +13,7 @@
 #include "replay/passes/address_spaces.h"
 #include "replay/passes/syscall_semantics.h"
 #include "trace/syscalls/fcntl_lock.h"
+#include "trace/syscalls/syscall_table.h"
 
 namespace rastro::replay {
 
@@ -207,6 +208,8 @@ class Inferrer {
       }
       if (!waited) deps_.want(creator, EdgeKind::kFdStage);
     }
+    const trace::SyscallInfo* si = trace::syscall_by_nr(c_.nr[r]);
+    const bool lists_dir = si != nullptr && si->path == trace::PathEffect::kListsDir;
     for (const FdRef* f = refs; f != refs_end; ++f) {
       if (f->role != FdRole::kUse) continue;
       const uint32_t en = f->entry;
@@ -217,6 +220,7 @@ class Inferrer {
       if (!implied) deps_.want(fe.creator, EdgeKind::kFdStage);
       deps_.want(d, EdgeKind::kFdSeq);
       touch(ofd_file(fe.ofd));
+      if (lists_dir) listing_rule(r, ofd_file(fe.ofd));
     }
     const bool release = note_lock_call(r);
     for (uint32_t file : touched_) deps_.want(last_completed(file_users_[file], r, release), EdgeKind::kFile);
@@ -372,6 +376,22 @@ class Inferrer {
     PathState& ps = path(id, true);
     if (creates) deps_.want(ps.live ? ps.creator : ps.remover, EdgeKind::kPath);
     add_user(ps.users, r, c_.thread[r]);
+    if (ps.file != kNoIndex) {
+      Listing& l = listings_[ps.file];
+      deps_.want(last_completed(l.listers, r), EdgeKind::kPath);
+      add_user(l.changers, r, c_.thread[r]);
+    }
+  }
+
+  // A directory listing (getdents64 on the directory's fd) shows the entries made and removed
+  // before it, and not those after it: it waits for the last change of the directory's entries
+  // that completed before it began, and such a change for the last listing (a shell's glob after
+  // a child process made a file there: no fd or path ties the two calls together).
+  void listing_rule(uint32_t r, uint32_t dir_file) {
+    if (dir_file == kNoIndex) return;
+    Listing& l = listings_[dir_file];
+    deps_.want(last_completed(l.changers, r), EdgeKind::kPath);
+    add_user(l.listers, r, c_.thread[r]);
   }
 
   void create(uint32_t r, PathState& ps, uint32_t file) {
@@ -479,6 +499,10 @@ class Inferrer {
   std::unordered_set<uint32_t> lock_waits_;  // requests that may have waited for a lock's release
   std::vector<uint32_t> ofd_file_;
   std::unordered_map<trace::StrId, PathState> paths_;
+  struct Listing {
+    Users listers, changers;  // of one directory (a file): its listings, the calls that add or remove its entries
+  };
+  std::unordered_map<uint32_t, Listing> listings_;  // by the directory's file
   std::vector<uint32_t> touched_;
   AddressSpaces spaces_;
   const AddressSpaces::Want want_mapping_ = [this](uint32_t d) { deps_.want(d, EdgeKind::kMapping); };

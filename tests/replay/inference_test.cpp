@@ -231,6 +231,26 @@ TEST(InferenceFs, RemovalWaitsForEveryUserAndRecreationForTheRemoval) {
   EXPECT_FALSE(e.count({0, 6, "path"})) << dump(e);
 }
 
+// `cp s.img s2.img && du -k *.img`: the shell's glob lists the directory after cp, another
+// process, made s2.img there; nothing but the directory ties the listing to that create. The
+// listing waits for the entry changes that completed before it began, and a later change (another
+// process's unlink) waits for the listing, so the replayed listing shows the traced entries.
+TEST(InferenceFs, ADirectoryListingIsOrderedWithTheChangesOfItsEntries) {
+  PlanTraceBuilder b;
+  b.add(2, 2, 0, 10, "open", {"/d/x", O_CREAT_ | O_WRONLY_, 0644}, 3);  // 0 (cp)
+  b.add(2, 2, 11, 12, "close", {3}, 0);                                 // 1
+  b.add(1, 1, 20, 21, "open", {"/d", O_DIRECTORY_}, 4);                 // 2 (the shell)
+  b.add(1, 1, 22, 23, "getdents64", {4, 0, 32768}, 96);                 // 3
+  b.add(1, 1, 24, 25, "close", {4}, 0);                                 // 4
+  b.add(3, 3, 30, 31, "unlink", {"/d/x"}, 0);                           // 5 (rm)
+  b.add(4, 4, 40, 41, "stat", {"/d", 0}, 0);                            // 6 (uses /d, changes nothing)
+  Plan p = infer(b.take(), Ordering::kFs);
+  auto e = edges_of(p);
+  EXPECT_TRUE(e.count({0, 3, "path"})) << dump(e);  // the listing shows x
+  EXPECT_TRUE(e.count({3, 5, "path"})) << dump(e);  // and x is removed after it
+  for (const auto& [from, to, kind] : e) EXPECT_FALSE(from == 3 && to == 6) << "a stat is no entry change";
+}
+
 TEST(InferenceFs, RenamingADirectoryRenamesEveryPathBelowIt) {
   PlanTraceBuilder b;
   b.add(1, 1, 0, 10, "mkdir", {"/d", 0755}, 0);                                  // 0
