@@ -36,14 +36,24 @@ uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
 int64_t CallOps::memory() {
   MappingTable& maps = c.proc.maps;
   // mprotect, msync, madvise: `call(address, length, arg)` on each replay piece of the range.
+  // A range no traced mmap of this process backs: emulated when the process inherited it across
+  // fork (the pages are the parent's: MappingTable::inherit); else the trace does not say what
+  // was there. `unmap`: the inherited range is gone after the call.
+  auto not_backed = [&](bool unmap) -> int64_t {
+    if (maps.inherited(u(c.a(0)), u(c.a(1)), unmap)) {
+      c.emulated = true;
+      return e.rvalue;
+    }
+    c.skip = SkipReason::kUnknownMapping;
+    return e.rvalue;
+  };
   auto on_pieces = [&](int (*call)(void*, size_t, int), int arg) -> int64_t {
     uint64_t covered = 0;
     const int64_t r = maps.apply(u(c.a(0)), u(c.a(1)), [&](uint64_t a, uint64_t n) {
       return sysret(call(reinterpret_cast<void*>(a), n, arg));
     }, &covered);
     if (covered > 0) return r;
-    c.skip = SkipReason::kUnknownMapping;
-    return e.rvalue;
+    return not_backed(false);
   };
   switch (e.nr) {
     case SYS_mmap: {
@@ -81,7 +91,8 @@ int64_t CallOps::memory() {
       return reinterpret_cast<int64_t>(p);
     }
     case SYS_munmap:
-      if (maps.remove(u(c.a(0)), u(c.a(1))) == 0) break;
+      if (maps.remove(u(c.a(0)), u(c.a(1))) == 0) return not_backed(true);
+      maps.inherited(u(c.a(0)), u(c.a(1)), true);  // (a part the child had not mapped anew)
       return 0;
     case SYS_mprotect:
       return on_pieces(::mprotect, static_cast<int>(c.a(2)) & ~PROT_EXEC);
@@ -128,6 +139,12 @@ int64_t CallOps::page_fault() {
   // of it (writes to such mappings never reach the file: text, relocations, data segments).
   std::string path;
   if (str(trace::kFaultArgFile).empty()) {
+    // Anonymous memory inherited across fork: the parent's pages, which the child's write would
+    // not copy here.
+    if (c.proc.maps.inherited(u(c.a(trace::kFaultArgAddress)), 1, false)) {
+      c.emulated = true;
+      return e.rvalue;
+    }
     c.skip = SkipReason::kUnknownMapping;
     return e.rvalue;
   }

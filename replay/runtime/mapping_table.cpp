@@ -35,6 +35,44 @@ void MappingTable::clear() {
   for (auto& [path, p] : files_) ::munmap(reinterpret_cast<void*>(p.replay), p.length);
   pieces_.clear();
   files_.clear();
+  inherited_.clear();
+}
+
+void MappingTable::inherit(const MappingTable& parent) {
+  std::map<uint64_t, uint64_t> ranges;
+  {
+    std::shared_lock lock(parent.mu_);
+    ranges = parent.inherited_;
+    for (const auto& [traced, p] : parent.pieces_) ranges[traced] = traced + p.length;  // (disjoint from those)
+  }
+  std::unique_lock lock(mu_);
+  inherited_ = std::move(ranges);
+}
+
+bool MappingTable::inherited(uint64_t traced, uint64_t length, bool forget) {
+  std::unique_lock lock(mu_);
+  return overlap_inherited(traced, traced + length, forget);
+}
+
+bool MappingTable::overlap_inherited(uint64_t start, uint64_t end, bool forget) {
+  auto it = inherited_.upper_bound(start);
+  if (it != inherited_.begin()) --it;
+  bool overlaps = false;
+  std::vector<std::pair<uint64_t, uint64_t>> kept;
+  while (it != inherited_.end() && it->first < end) {
+    const uint64_t rs = it->first, re = it->second;
+    if (re <= start) {
+      ++it;
+      continue;
+    }
+    overlaps = true;
+    if (!forget) break;
+    if (rs < start) kept.emplace_back(rs, start);
+    if (re > end) kept.emplace_back(end, re);
+    it = inherited_.erase(it);
+  }
+  for (const auto& [s, e] : kept) inherited_[s] = e;
+  return overlaps;
 }
 
 uint64_t MappingTable::cut(uint64_t start, uint64_t end) {
@@ -63,6 +101,7 @@ void MappingTable::add(uint64_t traced, uint64_t replay, uint64_t length) {
   length = page_round_up(length);
   std::unique_lock lock(mu_);
   cut(traced, traced + length);
+  overlap_inherited(traced, traced + length, true);  // the child's own mapping replaces its copy
   pieces_[traced] = {replay, length};
 }
 

@@ -61,6 +61,16 @@ class MappingTable {
   // the first such fault (it returns the replay address and sets the length, or returns -errno).
   int64_t touch_file(const std::string& path, uint64_t offset, bool write,
                      const std::function<int64_t(uint64_t* length)>& map_file);
+  // A traced fork: the child's address space is a copy of the parent's, which the replayer cannot
+  // make (its one address space serves every replayed process). The child records the parent's
+  // traced ranges (its pieces and what it inherited itself) as inherited; a munmap, mprotect,
+  // msync or madvise of one is then emulated, with the traced result: the replay pages behind it
+  // are the parent's, which the child's call must not change. (PAM's child of runuser unmaps the
+  // modules its parent loaded before the fork.)
+  void inherit(const MappingTable& parent);
+  // Whether [traced, +length) overlaps a range inherited across fork and not unmapped since;
+  // `forget` (munmap): that overlap is no longer mapped.
+  bool inherited(uint64_t traced, uint64_t length, bool forget);
   // A successful execve: the process's address space is replaced; every replay mapping goes.
   void clear();
   // Bytes of traced address space currently backed.
@@ -73,10 +83,13 @@ class MappingTable {
   };
   // Unmaps and forgets [start, end) of every piece it overlaps (the lock held exclusively).
   uint64_t cut(uint64_t start, uint64_t end);
+  // Whether [start, end) overlaps an inherited range; `forget`: removes the overlap (lock held).
+  bool overlap_inherited(uint64_t start, uint64_t end, bool forget);
 
   mutable std::shared_mutex mu_;
   std::map<uint64_t, Piece> pieces_;  // traced start -> replay start and length; disjoint
   std::map<std::string, Piece> files_;  // touch_file's whole-file mappings, by traced path
+  std::map<uint64_t, uint64_t> inherited_;  // traced start -> end, disjoint, no replay pages
 };
 
 }  // namespace rastro::replay

@@ -121,6 +121,7 @@ void ProcessTable::spawn(int32_t parent_pid, int32_t child_tid, uint64_t clone_f
     child->fds = std::move(copy);
   }
   child->set_cwd(parent->cwd());
+  child->maps.inherit(parent->maps);
 }
 
 bool clone_shares_fd_table(const trace::Event& e) {

@@ -41,7 +41,8 @@ struct ProcessState {
   void set_cwd(std::string cwd);
 
   // Traced address ranges -> the replay mappings standing for them (mapping_table.h). A forked
-  // child starts with none: the parent's mappings are not copied (docs/replay.md).
+  // child's holds the parent's ranges as inherited, without pages: they are not copied
+  // (MappingTable::inherit, docs/replay.md).
   MappingTable maps;
 
  private:

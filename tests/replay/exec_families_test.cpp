@@ -162,6 +162,25 @@ TEST(ExecFamilies, MemoryMapsFilesAndAnonymousMemory) {
   EXPECT_EQ(r.outs[6].skip, SkipReason::kUnknownMapping);
 }
 
+// PAM's child of runuser unmaps the modules its parent loaded before the fork. The child's copy
+// of the parent's address space is not made (one replayer address space), so its munmap, and
+// any mprotect on what it inherited, are emulated — the parent's pages stay for the parent's own
+// munmap; a range neither mapped nor inherited is still `mapping_not_in_trace`.
+TEST(ExecFamilies, AForkedChildsCallsOnItsInheritedMappingsAreEmulated) {
+  TraceBuilder b;
+  constexpr int64_t kAt = 0x7f0000100000;
+  b.add(1, 1, "mmap", {0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0}, kAt);  // 0
+  b.add(1, 1, "clone", {SIGCHLD, 0, 0, 0, 0}, 2);                                                 // 1
+  b.add(2, 2, "munmap", {kAt, 4096}, 0);                                                          // 2
+  b.add(2, 2, "mprotect", {kAt + 4096, 4096, PROT_READ}, 0);                                      // 3
+  b.add(2, 2, "mprotect", {kAt, 4096, PROT_READ}, -ENOMEM);                                       // 4 unmapped
+  b.add(1, 1, "munmap", {kAt, 8192}, 0);                                                          // 5
+  FamilyRun r(b);
+  for (size_t i : {0u, 1u, 2u, 3u, 5u}) EXPECT_EQ(r.outs[i].flags, 0u) << i;
+  EXPECT_EQ(r.outs[4].skip, SkipReason::kUnknownMapping);
+  EXPECT_EQ(r.procs->find(1)->maps.mapped_bytes(), 0u) << "the parent's munmap unmapped its pages";
+}
+
 // A page-fault event (trace/model/page_fault.h) of thread 1 of process 1, touching `address`.
 void add_fault(TraceBuilder& b, int64_t address, int64_t how, const std::string& file, int64_t offset) {
   trace::Event e;

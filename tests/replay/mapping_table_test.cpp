@@ -34,6 +34,42 @@ bool mapped(uint64_t addr) {
   return ::mincore(reinterpret_cast<void*>(addr), kPage, &v) == 0;
 }
 
+// A forked child's copy of its parent's mappings is not made (one replayer address space): the
+// child knows the parent's ranges as inherited, and its munmap of one unmaps nothing of the
+// parent's; only what it maps itself is backed by pages of its own.
+TEST(MappingTable, AForkedChildInheritsTheRangesButNotThePages) {
+  MappingTable parent, child;
+  const uint64_t r = anon(2 * kPage);
+  parent.add(kTraced, r, 2 * kPage);
+  child.inherit(parent);
+  EXPECT_TRUE(child.inherited(kTraced + kPage, 1, false));
+  EXPECT_FALSE(child.inherited(kTraced + 2 * kPage, kPage, false));
+  EXPECT_FALSE(parent.inherited(kTraced, kPage, false));
+  EXPECT_EQ(child.mapped_bytes(), 0u);
+  EXPECT_EQ(child.touch(kTraced, false), -ENOENT) << "the child has no pages of the parent's";
+  // The child unmaps the first page: the parent's page stays, the child's range shrinks.
+  EXPECT_EQ(child.remove(kTraced, kPage), 0u);
+  EXPECT_TRUE(child.inherited(kTraced, kPage, true));
+  EXPECT_FALSE(child.inherited(kTraced, kPage, false));
+  EXPECT_TRUE(child.inherited(kTraced + kPage, kPage, false));
+  EXPECT_TRUE(mapped(r));
+  // A mapping of its own over the rest replaces the inherited range there.
+  const uint64_t own = anon(kPage);
+  child.add(kTraced + kPage, own, kPage);
+  EXPECT_FALSE(child.inherited(kTraced + kPage, kPage, false));
+  EXPECT_EQ(child.remove(kTraced + kPage, kPage), kPage);
+  EXPECT_FALSE(mapped(own));
+  EXPECT_TRUE(mapped(r + kPage)) << "the parent's page";
+  // A grandchild inherits what the child still had; exec clears it.
+  MappingTable grandchild;
+  child.inherit(parent);
+  grandchild.inherit(child);
+  EXPECT_TRUE(grandchild.inherited(kTraced, 2 * kPage, false));
+  grandchild.clear();
+  EXPECT_FALSE(grandchild.inherited(kTraced, 2 * kPage, false));
+  EXPECT_EQ(parent.remove(kTraced, 2 * kPage), 2 * kPage);
+}
+
 TEST(MappingTable, MunmapOfTheMiddleSplitsTheMappingAndUnmapsOnlyThosePages) {
   MappingTable t;
   const uint64_t r = anon(4 * kPage);
