@@ -26,8 +26,8 @@
 # class (the ratio of their median durations): what a second run of the program gives.
 # Round N's capture stays in DIR/PROGRAM/trace.round-N.rastro (the last also as trace.rastro).
 # PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all of these eight), or the extra
-# programs sort cpa findgrep sedi fifo zip cmake perl procsub xz gccpipe gitclone (named only). Needs
-# root for eBPF.
+# programs sort cpa findgrep sedi fifo zip cmake perl procsub xz gccpipe gitclone vim node postgres
+# ninja patch debpkg sparse (named only). Needs root for eBPF.
 # Each capture follows a warm-up run of the program and a sync (cached code, clean inputs on disk).
 # Inputs, captures and the roots of failed replays stay in DIR (default /tmp/rastro-corpus) so a
 # failing replay can be studied (the others' roots and compiled replayers are removed: a fio root
@@ -56,7 +56,7 @@ while getopts "b:o:r:n:c:ktuh" opt; do
     u) user_timed=1 ;;
     n) runs=$OPTARG ;;
     c) rounds=$OPTARG ;;
-    *) sed -n '2,30p' "$0"; exit 2 ;;
+    *) sed -n '2,34p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -99,7 +99,7 @@ prepare() {
           echo "TMPDIR=. sort -S 512K in.txt -o sorted.txt" ;;
     cpa) cp -r /usr/share/doc/bash "$d/src"; echo "cp -a src dst" ;;
     findgrep) cp -r /usr/share/doc/bash "$d/src"; echo "find src -type f -print0 | xargs -0 -n 4 grep -l -s bash > list.txt; true" ;;  # (grep: 1 when a batch has no match)
-    sedi) cp -r /usr/share/doc/bash "$d/src"; echo "find src -type f -name '*.html' -exec sed -i s/bash/BASH/g {} +" ;;
+    sedi) cp -rL /usr/share/common-licenses "$d/src"; echo "find src -type f -exec sed -i s/License/LICENSE/g {} +" ;;
     fifo) cp -r /usr/share/doc/bash "$d/src"
           echo "mkfifo p && { tar cf p src & gzip -1 < p > src.tar.gz; wait; }" ;;
     zip) cp -r /usr/share/doc/bash "$d/src"; echo "zip -qr a.zip src && unzip -q a.zip -d x" ;;
@@ -116,6 +116,41 @@ prepare() {
     gitclone) cp -r /usr/share/doc/bash "$d/tree"
               (cd "$d/tree" && git init -q && git add -A && git -c user.email=a@b -c user.name=a commit -qm x) > /dev/null 2>&1
               echo "git clone -q --no-hardlinks tree copy" ;;
+    vim) cp -rL /usr/share/common-licenses "$d/src"  # (swap files, backups, write by rename)
+         echo "vim -E -s -N -u NONE -i NONE -c 'set backup hidden' -c 'bufdo %s/License/LICENSE/ge | update' -c qa src/*" ;;
+    node) cp -rL /usr/share/common-licenses "$d/src"  # (libuv's thread pool: the calls of one request on other threads)
+          cat > "$d/copy.js" <<'JS'
+const fs = require('fs/promises'), path = require('path'), crypto = require('crypto');
+async function walk(s, d) {
+  await fs.mkdir(d, { recursive: true });
+  await Promise.all((await fs.readdir(s, { withFileTypes: true })).map(async e => {
+    const a = path.join(s, e.name), b = path.join(d, e.name);
+    if (e.isDirectory()) return walk(a, b);
+    const buf = await fs.readFile(a);
+    await fs.writeFile(b, buf);
+    await fs.stat(b);
+    return crypto.createHash('sha256').update(buf).digest('hex');
+  }));
+}
+walk('src', 'dst').then(() => fs.rename('dst', 'done'));
+JS
+          echo "node copy.js" ;;
+    postgres) mkdir -p "$d/pg"; chown postgres "$d/pg"  # (a database cluster made by its bootstrap backend, as user postgres)
+              echo "runuser -u postgres -- $(ls -d /usr/lib/postgresql/*/bin | tail -1)/initdb -N -A trust -D pg/data > /dev/null" ;;
+    ninja) for i in 1 2 3 4 5 6; do printf '#include "h.h"\nint f%d(int x){return x*%d+H;}\n' "$i" "$i" > "$d/f$i.c"; done
+           echo '#define H 1' > "$d/h.h"; printf 'int main(void){return 0;}\n' > "$d/main.c"
+           { printf 'rule cc\n  command = gcc -MD -MF $out.d -c $in -o $out\n  depfile = $out.d\n  deps = gcc\n'
+             printf 'rule link\n  command = gcc -o $out $in\n'
+             for f in f1 f2 f3 f4 f5 f6 main; do printf 'build %s.o: cc %s.c\n' $f $f; done
+             printf 'build prog: link main.o f1.o f2.o f3.o f4.o f5.o f6.o\n'; } > "$d/build.ninja"
+           echo "ninja -j2 > /dev/null && touch h.h && ninja -j2 > /dev/null" ;;
+    patch) cp -rL /usr/share/common-licenses "$d/a"; cp -r "$d/a" "$d/b"
+           sed -i 's/License/LICENSE/g' "$d/b/GPL-3" "$d/b/BSD"; rm "$d/b/GPL-1"; echo new > "$d/b/NEW"
+           echo "diff -ruN a b > p.diff; cd a && patch -s -p1 < ../p.diff" ;;
+    debpkg) mkdir -p "$d/pkg/DEBIAN" "$d/pkg/usr/share/doc/p"; cp -rL /usr/share/common-licenses "$d/pkg/usr/share/doc/p/"
+            printf 'Package: p\nVersion: 1.0\nArchitecture: all\nMaintainer: a <a@b>\nDescription: x\n' > "$d/pkg/DEBIAN/control"
+            echo "dpkg-deb -b -Zxz pkg p.deb > /dev/null && dpkg-deb -x p.deb out && dpkg-deb -I p.deb > info.txt" ;;
+    sparse) echo "truncate -s 64M s.img && fallocate -l 8M a.img && fallocate -p -o 1M -l 2M a.img && dd if=/dev/zero of=d.img bs=1M count=8 oflag=direct conv=fsync status=none && cp --sparse=always s.img s2.img && du -k *.img > du.txt" ;;
     *) echo "corpus: unknown program '$p'" >&2; return 1 ;;
   esac
 }
