@@ -38,9 +38,9 @@ int64_t CallOps::memory() {
   // mprotect, msync, madvise: `call(address, length, arg)` on each replay piece of the range.
   // A range no traced mmap of this process backs: emulated when the process inherited it across
   // fork (the pages are the parent's: MappingTable::inherit); else the trace does not say what
-  // was there. `unmap`: the inherited range is gone after the call.
-  auto not_backed = [&](bool unmap) -> int64_t {
-    if (maps.inherited(u(c.a(0)), u(c.a(1)), unmap)) {
+  // was there.
+  auto not_backed = [&](bool inherited) -> int64_t {
+    if (inherited) {
       c.emulated = true;
       return e.rvalue;
     }
@@ -53,7 +53,7 @@ int64_t CallOps::memory() {
       return sysret(call(reinterpret_cast<void*>(a), n, arg));
     }, &covered);
     if (covered > 0) return r;
-    return not_backed(false);
+    return not_backed(maps.inherited(u(c.a(0)), u(c.a(1))));
   };
   switch (e.nr) {
     case SYS_mmap: {
@@ -90,10 +90,11 @@ int64_t CallOps::memory() {
         ::munmap(p, len);  // the traced call failed: nothing may stay mapped
       return reinterpret_cast<int64_t>(p);
     }
-    case SYS_munmap:
-      if (maps.remove(u(c.a(0)), u(c.a(1))) == 0) return not_backed(true);
-      maps.inherited(u(c.a(0)), u(c.a(1)), true);  // (a part the child had not mapped anew)
+    case SYS_munmap: {
+      bool inherited = false;
+      if (maps.remove(u(c.a(0)), u(c.a(1)), &inherited) == 0) return not_backed(inherited);
       return 0;
+    }
     case SYS_mprotect:
       return on_pieces(::mprotect, static_cast<int>(c.a(2)) & ~PROT_EXEC);
     case SYS_msync:
@@ -141,7 +142,7 @@ int64_t CallOps::page_fault() {
   if (str(trace::kFaultArgFile).empty()) {
     // Anonymous memory inherited across fork: the parent's pages, which the child's write would
     // not copy here.
-    if (c.proc.maps.inherited(u(c.a(trace::kFaultArgAddress)), 1, false)) {
+    if (c.proc.maps.inherited(u(c.a(trace::kFaultArgAddress)), 1)) {
       c.emulated = true;
       return e.rvalue;
     }

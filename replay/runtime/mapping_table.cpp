@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cerrno>
 #include <mutex>
 #include <vector>
@@ -49,12 +50,15 @@ void MappingTable::inherit(const MappingTable& parent) {
   inherited_ = std::move(ranges);
 }
 
-bool MappingTable::inherited(uint64_t traced, uint64_t length, bool forget) {
-  std::unique_lock lock(mu_);
-  return overlap_inherited(traced, traced + length, forget);
+bool MappingTable::inherited(uint64_t traced, uint64_t length) const {
+  const uint64_t end = traced + length;
+  std::shared_lock lock(mu_);
+  auto it = inherited_.upper_bound(traced);
+  if (it != inherited_.begin() && std::prev(it)->second > traced) return true;
+  return it != inherited_.end() && it->first < end;
 }
 
-bool MappingTable::overlap_inherited(uint64_t start, uint64_t end, bool forget) {
+bool MappingTable::forget_inherited(uint64_t start, uint64_t end) {
   auto it = inherited_.upper_bound(start);
   if (it != inherited_.begin()) --it;
   bool overlaps = false;
@@ -66,7 +70,6 @@ bool MappingTable::overlap_inherited(uint64_t start, uint64_t end, bool forget) 
       continue;
     }
     overlaps = true;
-    if (!forget) break;
     if (rs < start) kept.emplace_back(rs, start);
     if (re > end) kept.emplace_back(end, re);
     it = inherited_.erase(it);
@@ -101,7 +104,7 @@ void MappingTable::add(uint64_t traced, uint64_t replay, uint64_t length) {
   length = page_round_up(length);
   std::unique_lock lock(mu_);
   cut(traced, traced + length);
-  overlap_inherited(traced, traced + length, true);  // the child's own mapping replaces its copy
+  forget_inherited(traced, traced + length);  // the child's own mapping replaces its copy
   pieces_[traced] = {replay, length};
 }
 
@@ -127,9 +130,12 @@ bool MappingTable::map_over(uint64_t traced, uint64_t length, const std::functio
   return true;
 }
 
-uint64_t MappingTable::remove(uint64_t traced, uint64_t length) {
+uint64_t MappingTable::remove(uint64_t traced, uint64_t length, bool* inherited) {
+  const uint64_t end = traced + page_round_up(length);
   std::unique_lock lock(mu_);
-  return cut(traced, traced + page_round_up(length));
+  const bool was_inherited = forget_inherited(traced, end);
+  if (inherited) *inherited = was_inherited;
+  return cut(traced, end);
 }
 
 int64_t MappingTable::apply(uint64_t traced, uint64_t length, const std::function<int64_t(uint64_t, uint64_t)>& op,

@@ -36,9 +36,10 @@ class MappingTable {
   // split around the new mapping. Returns false (op not called) when no single piece holds the
   // range; else true, with op's result (the replay address, or -errno) in *result.
   bool map_over(uint64_t traced, uint64_t length, const std::function<int64_t(uint64_t)>& op, int64_t* result);
-  // munmap(traced, length): unmaps the replay pages backing it; returns the bytes that were
+  // munmap(traced, length): unmaps the replay pages backing it and forgets what of it the process
+  // inherited across fork (`inherited`, optional: whether any was); returns the bytes that were
   // backed (0: the range was not mapped by a traced mmap of this process).
-  uint64_t remove(uint64_t traced, uint64_t length);
+  uint64_t remove(uint64_t traced, uint64_t length, bool* inherited = nullptr);
   // Runs `op(replay_address, bytes)` for each backed piece of [traced, +length) in address order
   // and stops at the first negative result. Returns that result, else 0; `covered` gets the bytes
   // backed (0: none, the call is not about a mapping we replay).
@@ -68,9 +69,8 @@ class MappingTable {
   // are the parent's, which the child's call must not change. (PAM's child of runuser unmaps the
   // modules its parent loaded before the fork.)
   void inherit(const MappingTable& parent);
-  // Whether [traced, +length) overlaps a range inherited across fork and not unmapped since;
-  // `forget` (munmap): that overlap is no longer mapped.
-  bool inherited(uint64_t traced, uint64_t length, bool forget);
+  // Whether [traced, +length) overlaps a range inherited across fork and not unmapped since.
+  bool inherited(uint64_t traced, uint64_t length) const;
   // A successful execve: the process's address space is replaced; every replay mapping goes.
   void clear();
   // Bytes of traced address space currently backed.
@@ -83,8 +83,8 @@ class MappingTable {
   };
   // Unmaps and forgets [start, end) of every piece it overlaps (the lock held exclusively).
   uint64_t cut(uint64_t start, uint64_t end);
-  // Whether [start, end) overlaps an inherited range; `forget`: removes the overlap (lock held).
-  bool overlap_inherited(uint64_t start, uint64_t end, bool forget);
+  // Whether [start, end) overlaps an inherited range, removing the overlap (lock held).
+  bool forget_inherited(uint64_t start, uint64_t end);
 
   mutable std::shared_mutex mu_;
   std::map<uint64_t, Piece> pieces_;  // traced start -> replay start and length; disjoint

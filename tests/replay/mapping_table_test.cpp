@@ -42,21 +42,22 @@ TEST(MappingTable, AForkedChildInheritsTheRangesButNotThePages) {
   const uint64_t r = anon(2 * kPage);
   parent.add(kTraced, r, 2 * kPage);
   child.inherit(parent);
-  EXPECT_TRUE(child.inherited(kTraced + kPage, 1, false));
-  EXPECT_FALSE(child.inherited(kTraced + 2 * kPage, kPage, false));
-  EXPECT_FALSE(parent.inherited(kTraced, kPage, false));
+  EXPECT_TRUE(child.inherited(kTraced + kPage, 1));
+  EXPECT_FALSE(child.inherited(kTraced + 2 * kPage, kPage));
+  EXPECT_FALSE(parent.inherited(kTraced, kPage));
   EXPECT_EQ(child.mapped_bytes(), 0u);
   EXPECT_EQ(child.touch(kTraced, false), -ENOENT) << "the child has no pages of the parent's";
   // The child unmaps the first page: the parent's page stays, the child's range shrinks.
-  EXPECT_EQ(child.remove(kTraced, kPage), 0u);
-  EXPECT_TRUE(child.inherited(kTraced, kPage, true));
-  EXPECT_FALSE(child.inherited(kTraced, kPage, false));
-  EXPECT_TRUE(child.inherited(kTraced + kPage, kPage, false));
+  bool was_inherited = false;
+  EXPECT_EQ(child.remove(kTraced, kPage, &was_inherited), 0u);
+  EXPECT_TRUE(was_inherited);
+  EXPECT_FALSE(child.inherited(kTraced, kPage));
+  EXPECT_TRUE(child.inherited(kTraced + kPage, kPage));
   EXPECT_TRUE(mapped(r));
   // A mapping of its own over the rest replaces the inherited range there.
   const uint64_t own = anon(kPage);
   child.add(kTraced + kPage, own, kPage);
-  EXPECT_FALSE(child.inherited(kTraced + kPage, kPage, false));
+  EXPECT_FALSE(child.inherited(kTraced + kPage, kPage));
   EXPECT_EQ(child.remove(kTraced + kPage, kPage), kPage);
   EXPECT_FALSE(mapped(own));
   EXPECT_TRUE(mapped(r + kPage)) << "the parent's page";
@@ -64,9 +65,9 @@ TEST(MappingTable, AForkedChildInheritsTheRangesButNotThePages) {
   MappingTable grandchild;
   child.inherit(parent);
   grandchild.inherit(child);
-  EXPECT_TRUE(grandchild.inherited(kTraced, 2 * kPage, false));
+  EXPECT_TRUE(grandchild.inherited(kTraced, 2 * kPage));
   grandchild.clear();
-  EXPECT_FALSE(grandchild.inherited(kTraced, 2 * kPage, false));
+  EXPECT_FALSE(grandchild.inherited(kTraced, 2 * kPage));
   EXPECT_EQ(parent.remove(kTraced, 2 * kPage), 2 * kPage);
 }
 
