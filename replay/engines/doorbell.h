@@ -15,7 +15,6 @@
 #pragma once
 
 #include <linux/futex.h>
-#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -50,19 +49,20 @@ class Doorbell {
     }
   }
 
-  // The consumer loop's idle step: `pop()` until it succeeds, spinning `spins` times, then
-  // yielding the CPU `yields` times (the next request of a chain usually comes within tens of
-  // microseconds; a yield costs nothing on an idle machine and lets other threads run on a busy
-  // one), then sleeping between rings.
+  // The consumer loop's idle step: `pop()` until it succeeds, spinning `spins` times (the next
+  // request of a chain usually comes within tens of microseconds), then sleeping between rings.
+  //
+  // No sched_yield() between the two. It once stood there, "free on an idle machine", and it was
+  // the coordinator's undoing on a busy one: a yield hands the CPU to any runnable thread for the
+  // rest of its time slice (milliseconds), and a push made meanwhile is seen only when the yield
+  // returns, where a futex sleeper is woken at once. With two busy loops beside it, git's
+  // coordinator/fs replay ran +1300 … +2800 % over its traced span with 64 yields, +30 … +50 %
+  // without (docs/performance.md, "The coordinator on a busy machine").
   template <typename Pop>
-  void pop_or_sleep(Pop&& pop, int spins = 512, int yields = 64) {
+  void pop_or_sleep(Pop&& pop, int spins = 512) {
     for (int i = 0; i < spins; ++i) {
       if (pop()) return;
       CompletionFlag::cpu_relax();
-    }
-    for (int i = 0; i < yields; ++i) {
-      if (pop()) return;
-      sched_yield();
     }
     for (;;) {
       const uint32_t seen = prepare();
