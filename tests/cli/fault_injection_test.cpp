@@ -30,9 +30,15 @@ using rastro::cli_test::slurp;
 using rastro::cli_test::TempDir;
 using rastro::cli_test::wait_until;
 
+// The dd count that marks this test process's workloads, so that a check for a straggling dd
+// finds this test's and never another's: ctest -j2 runs two of these tests at once, and with one
+// shared marker a test saw the other's dd still running and failed (CI, 2026-11-28).
+std::string dd_marker(long base) { return std::to_string(base + ::getpid() % 1000000); }
+std::string paced_marker() { return "rastro-fault-" + std::to_string(::getpid()); }
+
 // A workload making FS calls for far longer than any test waits: 2 syscalls per byte.
 std::vector<std::string> endless_workload() {
-  return {"/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=50000000"};
+  return {"/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=" + dd_marker(50000000)};
 }
 
 std::vector<std::string> capture_argv(const std::string& backend, const std::string& out,
@@ -62,15 +68,19 @@ std::vector<std::string> usable_backends() {
 // A workload that runs until interrupted at a pace any consumer keeps up with, even one slowed by
 // AddressSanitizer beside another test on 2 cores: ~1,000 calls every 50 ms. (dd at full speed
 // overflows an instrumented eBPF consumer, and counting that loss is another test's subject.)
-// /bin/sh (dash) dies of the SIGINT it does not handle; the marker count finds a straggling dd.
+// /bin/sh (dash) dies of the SIGINT it does not handle; the marker (a comment in its script) finds a
+// straggling shell.
 std::vector<std::string> paced_endless_workload() {
-  return {"/bin/sh", "-c", "while :; do dd if=/dev/zero of=/dev/null bs=1 count=499 status=none; sleep 0.05; done"};
+  return {"/bin/sh", "-c",
+          "while :; do dd if=/dev/zero of=/dev/null bs=1 count=499 status=none; sleep 0.05; done # " + paced_marker()};
 }
 
-bool no_dd_left(const std::string& marker) {
+// Whether no process's command line holds `text` (a marker above).
+bool none_left(const std::string& text) {
   // The bracket keeps pgrep from matching the shell that runs it.
-  return sh("pgrep -f 'count=" + marker.substr(0, marker.size() - 1) + "[" + marker.back() + "]'").status != 0;
+  return sh("pgrep -f '" + text.substr(0, text.size() - 1) + "[" + text.back() + "]'").status != 0;
 }
+bool no_dd_left(const std::string& count) { return none_left("count=" + count); }
 
 TEST(FaultInjection, CaptureKilledWithSigkillLeavesAReadablePrefixMarkedIncomplete) {
   for (const std::string backend : {"ptrace", "ebpf"}) {
@@ -99,7 +109,7 @@ TEST(FaultInjection, CaptureKilledWithSigkillLeavesAReadablePrefixMarkedIncomple
     EXPECT_EQ(stats.status, 2) << stats.out;
     EXPECT_NE(stats.out.find("INCOMPLETE"), std::string::npos) << stats.out;
     // The workload does not outlive its tracer (ptrace: PTRACE_O_EXITKILL; eBPF: its own group).
-    EXPECT_TRUE(wait_until([] { return no_dd_left("50000000"); }, 10s)) << "the traced dd kept running";
+    EXPECT_TRUE(wait_until([] { return no_dd_left(dd_marker(50000000)); }, 10s)) << "the traced dd kept running";
   }
 }
 
@@ -126,7 +136,7 @@ TEST(FaultInjection, CaptureInterruptedWithSigintFinalisesTheTrace) {
     EXPECT_EQ(t.header.extra.value("stopped_by_signal", 0), SIGINT) << t.header.extra.dump();
     EXPECT_EQ(t.header.extra.value("workload_exit_status", 0), 128 + SIGINT) << t.header.extra.dump();
     EXPECT_EQ(t.header.events_lost, 0u);
-    EXPECT_TRUE(wait_until([] { return no_dd_left("499"); }, 10s));
+    EXPECT_TRUE(wait_until([] { return none_left(paced_marker()); }, 10s));
   }
 }
 
@@ -187,7 +197,7 @@ TEST(FaultInjection, CaptureOntoAFullFileSystemFailsClearlyAndKeepsAReadablePref
   const rastro::trace::Trace t = rastro::trace::read_trace(out, &report);
   EXPECT_FALSE(report.intact);
   EXPECT_GT(t.events.size(), 0u) << "the blocks written before the disk filled are readable";
-  EXPECT_TRUE(wait_until([] { return no_dd_left("50000000"); }, 10s)) << "the workload outlived the failed capture";
+  EXPECT_TRUE(wait_until([] { return no_dd_left(dd_marker(50000000)); }, 10s)) << "the workload outlived the failed capture";
 }
 
 TEST(FaultInjection, ImportOntoAFullFileSystemLeavesNoFilePretendingToBeComplete) {
