@@ -24,6 +24,8 @@ inline constexpr uint8_t kStatusUnfinished = 2;  // never returned within the tr
 // With kStatusFailed: a lock attempt that found the lock held (F_SETLK, flock LOCK_NB: EAGAIN or
 // EACCES). It failed, but it observed the holder's lock, so it is ordered like a success.
 inline constexpr uint8_t kStatusLockHeld = 4;
+// With kStatusFailed: ENOENT, the call found its path (or a directory on the way) absent.
+inline constexpr uint8_t kStatusAbsent = 8;
 
 struct InferOptions {
   Ordering ordering = Ordering::kFs;
@@ -116,6 +118,11 @@ struct InferContext {
   int32_t pid_of(uint32_t r) const { return threads[thread[r]].pid; }
   bool constrained(uint32_t r) const {
     return action[r] == RequestAction::kReplay && ordered_as_success(r);
+  }
+  // A replayed call that failed because its path was absent: it saw the name missing, so it comes
+  // after the call that removed it and before the one that makes it again (fs order).
+  bool saw_absent(uint32_t r) const {
+    return action[r] == RequestAction::kReplay && status[r] == (kStatusFailed | kStatusAbsent);
   }
 };
 

@@ -100,6 +100,7 @@ class Inferrer {
       c_.deps_at.push_back(static_cast<uint32_t>(c_.deps.size()));
       deps_.start(r);
       if (c_.options.ordering == Ordering::kFs && c_.constrained(r)) fs_rules(r);
+      if (c_.options.ordering == Ordering::kFs && c_.saw_absent(r)) absent_rule(r);
       if (c_.options.ordering == Ordering::kFs && c_.fd_refs_at.begin(r) != c_.fd_refs_at.end(r) &&
           semantics(c_.nr[r]) == Sem::kClone)
         fork_rule(r);
@@ -349,19 +350,24 @@ class Inferrer {
     return it->second;
   }
 
-  // The call that made the nearest known ancestor directory exist ("the path exists" needs its
-  // directories to exist).
-  uint32_t ancestor_creator(std::string_view s) {
+  // The state of the nearest ancestor directory of `s` the trace has shown so far (nullptr: none).
+  const PathState* known_ancestor(std::string_view s) const {
     while (s.size() > 1) {
       auto slash = s.rfind('/');
       s = s.substr(0, slash == 0 ? 1 : slash);
       trace::StrId id;
       if (!c_.trace.strings.find(s, &id)) continue;
       auto it = paths_.find(id);
-      if (it == paths_.end()) continue;
-      return it->second.live ? it->second.creator : it->second.remover;
+      if (it != paths_.end()) return &it->second;
     }
-    return kNoIndex;
+    return nullptr;
+  }
+
+  // The call that made the nearest known ancestor directory exist ("the path exists" needs its
+  // directories to exist).
+  uint32_t ancestor_creator(std::string_view s) const {
+    const PathState* a = known_ancestor(s);
+    return a == nullptr ? kNoIndex : a->live ? a->creator : a->remover;
   }
 
   // Creating or removing an entry modifies (uses) the parent directory. A new entry also needs
@@ -381,6 +387,28 @@ class Inferrer {
       deps_.want(last_completed(l.listers, r), EdgeKind::kPath);
       add_user(l.changers, r, c_.thread[r]);
     }
+  }
+
+  // A call that failed with ENOENT saw its path absent (git's pack-refs unlinks a loose ref, and
+  // the next git process's lstat of it fails; with no edge between them, a replay ran the lstat
+  // first and found the ref). It waits for the call that removed the path, or the nearest known
+  // directory above it, and a later call that makes the path waits for it. (Only the paths it
+  // names: the call takes no part in the order of files and fds, as no failed call does.)
+  void absent_rule(uint32_t r) {
+    const PathColumn::Paths p = c_.paths[r];
+    for (trace::StrId id : p) {
+      if (id == trace::kNoStr) continue;
+      auto it = paths_.find(id);
+      const PathState* gone = it != paths_.end() ? &it->second : known_ancestor(c_.trace.str(id));
+      if (gone != nullptr && !gone->live) deps_.want(gone->remover, EdgeKind::kPath);
+      add_user(seen_absent_[id], r, c_.thread[r]);
+    }
+  }
+
+  // A call making path `p` comes after the calls that saw it absent before it began.
+  void after_absent_sightings(uint32_t r, trace::StrId p) {
+    auto it = seen_absent_.find(p);
+    if (it != seen_absent_.end()) deps_.want(last_completed(it->second, r), EdgeKind::kPath);
   }
 
   // A directory listing (getdents64 on the directory's fd) shows the entries made and removed
@@ -443,6 +471,7 @@ class Inferrer {
         PathState& ps = path(p, false);
         if (ps.live) wait_all_users(ps.users, EdgeKind::kPath);  // a removal was not captured
         else deps_.want(ps.remover, EdgeKind::kPath);
+        after_absent_sightings(r, p);
         use_parent(r, p, true);
         uint32_t file = kNoIndex;
         if (link_src != trace::kNoStr) file = path(link_src, true).file;
@@ -467,6 +496,7 @@ class Inferrer {
     PathState& dst = path(to, false);
     if (dst.live) remove(r, dst);  // replaced
     else deps_.want(dst.remover, EdgeKind::kPath);
+    after_absent_sightings(r, to);
     create(r, path(to, false), file);
 
     // Renaming a directory renames every path below it.
@@ -503,6 +533,7 @@ class Inferrer {
     Users listers, changers;  // of one directory (a file): its listings, the calls that add or remove its entries
   };
   std::unordered_map<uint32_t, Listing> listings_;  // by the directory's file
+  std::unordered_map<trace::StrId, Users> seen_absent_;  // by path: the calls that found it absent
   std::vector<uint32_t> touched_;
   AddressSpaces spaces_;
   const AddressSpaces::Want want_mapping_ = [this](uint32_t d) { deps_.want(d, EdgeKind::kMapping); };

@@ -38,6 +38,7 @@ bool found_lock_held(const CompactEvents& ev, uint32_t i, const CompactEvents::F
 uint8_t status_of(const CompactEvents& ev, uint32_t i, const CompactEvents::Fields& e) {
   unsigned s = 0;
   if (e.failed()) s |= found_lock_held(ev, i, e) ? kStatusFailed | kStatusLockHeld : kStatusFailed;
+  if (e.rvalue == -ENOENT) s |= kStatusAbsent;
   if (e.flags & trace::kEventUnfinished) s |= kStatusUnfinished;
   return static_cast<uint8_t>(s);
 }
