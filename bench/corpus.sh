@@ -30,8 +30,8 @@
 # ninja patch debpkg sparse (named only). Needs root for eBPF.
 # Each capture follows a warm-up run of the program and a sync (cached code, clean inputs on disk).
 # Inputs, captures and the roots of failed replays stay in DIR (default /tmp/rastro-corpus) so a
-# failing replay can be studied (the others' roots and compiled replayers are removed: a fio root
-# is 300 MB).
+# failing replay can be studied (the others' roots and compiled replayers, a fio root is 300 MB,
+# go to DIR/.trash, deleted when the run ends: see `discard` below).
 set -euo pipefail
 # The whole script is one block, read before it runs: bash reads a script as it goes, so editing
 # this file during a 25-minute run would otherwise make it execute the edited file from the old
@@ -195,7 +195,29 @@ print(t["calls"], t["replayed"], t["skipped"], t["mismatched"], "%.1f%%" % j["sp
     "$out/classes.txt" "$5" "$3" "$out/kernel_timing.txt" "$out/originals.txt" "$round"
 }
 
-if [ $keep = 0 ]; then rm -rf "$out"; fi
+# Nothing is deleted while the run measures: what a run no longer needs is moved into $trash, and
+# the trash is emptied at the end. On a file system without a journal (this VM's ext4), an inode
+# freed in the last 60 s (360 s while its inode-table block is unwritten) is skipped by every new
+# file's allocation, which reads past each one (ext4's recently_deleted): after `rm -rf` of a
+# replay's root, the next replay's creates took 0.4 ms instead of 0.05 (docs/replay.md, "Files
+# deleted before a run").
+trash="$out/.trash"
+discard() {
+  local x
+  for x in "$@"; do
+    [ -e "$x" ] || continue
+    mkdir -p "$trash"
+    mv "$x" "$(mktemp -d "$trash/XXXXXX")/"
+  done
+}
+# Waits out the window after deleting $1 (when it exists), the deletion synced first.
+delete_and_settle() {
+  [ -e "$1" ] || return 0
+  rm -rf "$1"; sync
+  echo "corpus: waiting 61 s after deleting $1 (ext4 without a journal skips recently freed inodes)"
+  sleep 61
+}
+if [ $keep = 0 ]; then delete_and_settle "$out"; else delete_and_settle "$trash"; fi
 mkdir -p "$out"; rm -f "$out/rows.txt" "$out/classes.txt" "$out/kernel_timing.txt" "$out/originals.txt"
 printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' program engine ordering requests replayed skipped mismatch span_err
 for round in $(seq 1 "$rounds"); do
@@ -210,8 +232,8 @@ for p in "${programs[@]}"; do
     # init has just written) does — issue #15 compares latencies "for cached data".
     cmd=$(prepare "$p" "$work/warm")
     (cd "$work/warm" && sh -c "$cmd" > /dev/null 2>&1) || true
-    rm -rf "$work/warm"
-    rm -rf "$work/in"  # (an earlier round's: the program starts from its input, not from its output)
+    discard "$work/warm"
+    discard "$work/in"  # (an earlier round's: the program starts from its input, not from its output)
     cmd=$(prepare "$p" "$work/in")
     # The input on disk, as a real program's files are and as `rastro replay --init` leaves its
     # copies (it syncs them): a file written seconds before was still delayed-allocation, and
@@ -226,9 +248,9 @@ for p in "${programs[@]}"; do
     for ordering in fs temporal; do
      for _ in $(seq 1 "$runs"); do
       r="$work/$engine-$ordering"
-      rm -rf "$r.root" "$r.c" "$r.json" "$r.rastro"  # (-k: an earlier run's replay)
+      discard "$r.root" "$r.c"; rm -f "$r.json" "$r.rastro"  # (-k: an earlier run's replay)
       # Every replay starts as its capture did, after a sync: the previous replay's root, just
-      # removed, is otherwise still being written back and discarded while this one runs.
+      # moved aside, is otherwise still being written back while this one runs.
       sync
       chain=""; if [ $engine = coordinator ] && [ $thesis = 0 ]; then chain=--coordinator-chain; fi
       # shellcheck disable=SC2086  # $timer: the flag or nothing
@@ -246,7 +268,7 @@ for p in "${programs[@]}"; do
       fi
       # shellcheck disable=SC2086  # the five fields of the row
       printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' "$p" $engine $ordering $row | tee -a "$out/rows.txt"
-      rm -rf "$r.root" "$r.c"  # (init's copy of the inputs, fio's 300 MB; a compiled replayer, 42 MB; a failed replay keeps them)
+      discard "$r.root" "$r.c"  # (init's copy of the inputs, fio's 300 MB; a compiled replayer, 42 MB; a failed replay keeps them)
      done
     done
   done
@@ -403,5 +425,6 @@ print("kernel-timed: %d of %d executed calls (%.2f %%) over %d replays; %d with 
                                                                 worst[0], 100.0 * int(worst[2]) / max(1, int(worst[1]))))
 PY
 fi
+rm -rf "$trash"  # (the measuring is over)
 exit
 }
