@@ -11,9 +11,10 @@ namespace rastro {
 
 // Keys: hostname, kernel {release, version, machine}, os, cpu {model, cores_online,
 // cores_configured, governor, mhz}, memory_bytes, clocksource, target {path, fs_type, device,
-// mount_point, mount_options}, tools {strace, bpftool, clang, stap, perf, bpftrace: first line of
-// their version output, absent when not installed}. Values that cannot be read are omitted or
-// "unknown"; never throws for a missing file.
+// mount_point, mount_options, journal (ext3/ext4 only: whether it keeps one)}, tools {strace,
+// bpftool, clang, stap, perf, bpftrace: first line of their version output, absent when not
+// installed}. Values that cannot be read are omitted or "unknown"; never throws for a missing
+// file.
 nlohmann::json collect_environment(const std::string& target_path);
 
 }  // namespace rastro
