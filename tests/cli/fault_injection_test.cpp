@@ -33,12 +33,12 @@ using rastro::cli_test::wait_until;
 // The dd count that marks this test process's workloads, so that a check for a straggling dd
 // finds this test's and never another's: ctest -j2 runs two of these tests at once, and with one
 // shared marker a test saw the other's dd still running and failed (CI, 2026-11-28).
-std::string dd_marker(long base) { return std::to_string(base + ::getpid() % 1000000); }
+std::string dd_marker() { return std::to_string(50000000 + ::getpid() % 1000000); }
 std::string paced_marker() { return "rastro-fault-" + std::to_string(::getpid()); }
 
 // A workload making FS calls for far longer than any test waits: 2 syscalls per byte.
 std::vector<std::string> endless_workload() {
-  return {"/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=" + dd_marker(50000000)};
+  return {"/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=" + dd_marker()};
 }
 
 std::vector<std::string> capture_argv(const std::string& backend, const std::string& out,
@@ -109,7 +109,7 @@ TEST(FaultInjection, CaptureKilledWithSigkillLeavesAReadablePrefixMarkedIncomple
     EXPECT_EQ(stats.status, 2) << stats.out;
     EXPECT_NE(stats.out.find("INCOMPLETE"), std::string::npos) << stats.out;
     // The workload does not outlive its tracer (ptrace: PTRACE_O_EXITKILL; eBPF: its own group).
-    EXPECT_TRUE(wait_until([] { return no_dd_left(dd_marker(50000000)); }, 10s)) << "the traced dd kept running";
+    EXPECT_TRUE(wait_until([] { return no_dd_left(dd_marker()); }, 10s)) << "the traced dd kept running";
   }
 }
 
@@ -197,7 +197,7 @@ TEST(FaultInjection, CaptureOntoAFullFileSystemFailsClearlyAndKeepsAReadablePref
   const rastro::trace::Trace t = rastro::trace::read_trace(out, &report);
   EXPECT_FALSE(report.intact);
   EXPECT_GT(t.events.size(), 0u) << "the blocks written before the disk filled are readable";
-  EXPECT_TRUE(wait_until([] { return no_dd_left(dd_marker(50000000)); }, 10s)) << "the workload outlived the failed capture";
+  EXPECT_TRUE(wait_until([] { return no_dd_left(dd_marker()); }, 10s)) << "the workload outlived the failed capture";
 }
 
 TEST(FaultInjection, ImportOntoAFullFileSystemLeavesNoFilePretendingToBeComplete) {
