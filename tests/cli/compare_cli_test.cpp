@@ -9,16 +9,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.h"
+#include "tests/metrology/r_oracle.h"
 #include "trace/io/trace_io.h"
 #include "trace/model/trace.h"
 
@@ -29,6 +33,7 @@ using rastro::cli_test::kRastro;
 using rastro::cli_test::rastro;
 using rastro::cli_test::sh;
 using rastro::cli_test::slurp;
+using rastro::testing::close_rel;
 
 // First begin to last end of a trace (an unfinished call ends at its begin), computed here.
 int64_t span_of(const std::string& path) {
@@ -57,6 +62,8 @@ class CompareCli : public ::testing::Test {
                          " -- tar cf " + *dir_ + "/out2.tar -C " + *dir_ + " src");
     replay_ = sh(kRastro + " replay -O fs -T think -e workers --root " + *dir_ + "/root --init " + trace() +
                  " -o " + replayed() + " --summary-json " + summary());
+    second_replay_ = sh(kRastro + " replay -O fs -T think -e workers --root " + *dir_ + "/root2 --init " +
+                        second_trace() + " -o " + second_replayed());
   }
   static void TearDownTestSuite() {
     fs::remove_all(*dir_);
@@ -67,17 +74,20 @@ class CompareCli : public ::testing::Test {
     ASSERT_EQ(capture_.status, 0) << capture_.out;
     ASSERT_EQ(second_capture_.status, 0) << second_capture_.out;
     ASSERT_EQ(replay_.status, 0) << replay_.out;
+    ASSERT_EQ(second_replay_.status, 0) << second_replay_.out;
   }
   static std::string trace() { return *dir_ + "/tar.rastro"; }
   static std::string second_trace() { return *dir_ + "/tar2.rastro"; }
   static std::string replayed() { return *dir_ + "/replayed.rastro"; }
   static std::string summary() { return *dir_ + "/summary.json"; }
+  static std::string second_replayed() { return *dir_ + "/replayed2.rastro"; }
 
   static std::string* dir_;
-  static rastro::cli_test::ShellRun capture_, second_capture_, replay_;
+  static rastro::cli_test::ShellRun capture_, second_capture_, replay_, second_replay_;
 };
 std::string* CompareCli::dir_ = nullptr;
-rastro::cli_test::ShellRun CompareCli::capture_, CompareCli::second_capture_, CompareCli::replay_;
+rastro::cli_test::ShellRun CompareCli::capture_, CompareCli::second_capture_, CompareCli::replay_,
+    CompareCli::second_replay_;
 
 TEST_F(CompareCli, ReportCountsEqualTheReplaySummary) {
   const auto s = nlohmann::json::parse(slurp(summary()));
@@ -231,6 +241,104 @@ TEST_F(CompareCli, WhatIsNotAReplayOfTheOriginalIsRefused) {
   const auto bad_summary = rastro("compare --summary " + trace() + " " + trace() + " " + replayed());
   EXPECT_EQ(bad_summary.status, 1);
   EXPECT_NE(bad_summary.err.find("--summary"), std::string::npos) << bad_summary.err;
+}
+
+// Over rounds, each class's ratios are the ones each pair's own report gives, and their geometric
+// mean and interval are R's (t.test on the logarithms).
+TEST_F(CompareCli, RoundsGiveEachClassTheIntervalOfItsRatios) {
+  RASTRO_REQUIRE_R();
+  const std::string pairs[2][2] = {{trace(), replayed()}, {second_trace(), second_replayed()}};
+  const auto run = rastro("compare --json --confidence 95 " + pairs[0][0] + " " + pairs[0][1] + " " + pairs[1][0] + " " +
+                          pairs[1][1]);
+  ASSERT_EQ(run.status == 0 || run.status == 3, true) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["kind"], "replay");
+  std::map<std::string, std::vector<double>> want;  // class -> the rounds' ratios, from each pair alone
+  for (const auto& pair : pairs) {
+    const auto one = rastro("compare --json " + pair[0] + " " + pair[1]);
+    ASSERT_EQ(one.status, 0) << one.err;
+    const auto report = nlohmann::json::parse(one.out);
+    for (const auto& c : report["by_class"])
+      if (c["timed"].get<uint64_t>() >= 5) want[c["key"].get<std::string>()].push_back(c["latency_ratio_median_corrected"]);
+  }
+  size_t judged = 0;
+  for (const auto& c : j["by_class"]) {
+    const std::string key = c["key"];
+    SCOPED_TRACE(key);
+    EXPECT_EQ(c["ratios"].get<std::vector<double>>(), want[key]);
+    if (want[key].size() < 2) {
+      EXPECT_EQ(c["verdict"], "too few rounds");
+      continue;
+    }
+    ++judged;
+    const auto r = rastro::testing::parse_rows(rastro::testing::run_r(
+        "x <- log(scan(DATA, quiet = TRUE)); cat(f17(c(exp(mean(x)), exp(t.test(x, conf.level = 0.95)$conf.int))))",
+        rastro::testing::vectors_text({want[key]})));
+    ASSERT_EQ(r.size(), 1u);
+    ASSERT_EQ(r[0].size(), 3u);
+    EXPECT_TRUE(close_rel(c["geometric_mean"].get<double>(), r[0][0], 1e-9));
+    EXPECT_TRUE(close_rel(c["ci"][0].get<double>(), r[0][1], 1e-9));
+    EXPECT_TRUE(close_rel(c["ci"][1].get<double>(), r[0][2], 1e-9));
+  }
+  EXPECT_GE(judged, 2u) << run.out;  // tar: data and open/close at least
+  EXPECT_EQ(j["span"]["rounds"], 2);
+}
+
+// The same pair twice gives each class one ratio twice, an interval of width 0: within the bounds
+// when that ratio is, else beyond (exit 3).
+TEST_F(CompareCli, RoundsSetTheVerdictAndTheExitStatus) {
+  const auto one = rastro("compare --json " + trace() + " " + second_trace());
+  ASSERT_EQ(one.status, 0) << one.err;
+  std::map<std::string, double> ratio;
+  const auto report = nlohmann::json::parse(one.out);
+  for (const auto& c : report["by_class"])
+    if (std::min(c["timed"][0].get<uint64_t>(), c["timed"][1].get<uint64_t>()) >= 5)
+      ratio[c["key"]] = c["latency_ratio_median"].get<double>();
+  ASSERT_FALSE(ratio.empty()) << one.out;
+  for (double within : {0.001, 25.0, 99.0}) {
+    SCOPED_TRACE(within);
+    const auto run = rastro(fmt::format("compare --json --within {} {} {} {} {}", within, trace(), second_trace(),
+                                        trace(), second_trace()));
+    const auto j = nlohmann::json::parse(run.out);
+    EXPECT_EQ(j["kind"], "runs");
+    bool beyond = false;
+    for (const auto& c : j["by_class"]) {
+      if (!ratio.count(c["key"])) continue;
+      const bool in = std::fabs(ratio[c["key"]] - 1) <= within / 100;
+      EXPECT_EQ(c["verdict"], in ? "within" : "beyond") << c;
+      beyond = beyond || !in;
+    }
+    const double span = j["span"]["geometric_mean"].get<double>();
+    beyond = beyond || std::fabs(span - 1) > within / 100;
+    EXPECT_EQ(run.status, beyond ? 3 : 0) << run.err;
+    if (within == 0.001) {
+      EXPECT_TRUE(beyond);
+    }
+  }
+  const auto text = rastro("compare " + trace() + " " + replayed() + " " + second_trace() + " " + second_replayed());
+  for (const char* want : {"2 rounds, each an original and its replay", "geo.mean", "interval", "verdict", "span"})
+    EXPECT_NE(text.out.find(want), std::string::npos) << want << " in\n" << text.out;
+}
+
+TEST_F(CompareCli, RoundsRefuseWhatIsNoSetOfPairs) {
+  const auto odd = rastro("compare " + trace() + " " + replayed() + " " + second_trace());
+  EXPECT_EQ(odd.status, 1);
+  EXPECT_NE(odd.err.find("rounds come in pairs"), std::string::npos) << odd.err;
+  const auto mixed = rastro("compare " + trace() + " " + replayed() + " " + trace() + " " + second_trace());
+  EXPECT_EQ(mixed.status, 1);
+  EXPECT_NE(mixed.err.find("every round must be of one kind"), std::string::npos) << mixed.err;
+  const auto lone = rastro("compare --within 10 " + trace() + " " + replayed());
+  EXPECT_EQ(lone.status, 1);
+  EXPECT_NE(lone.err.find("two pairs"), std::string::npos) << lone.err;
+  const auto by_call = rastro("compare --by-call " + trace() + " " + replayed() + " " + trace() + " " + replayed());
+  EXPECT_EQ(by_call.status, 1);
+  EXPECT_NE(by_call.err.find("do not apply"), std::string::npos) << by_call.err;
+  for (const char* bad : {"--within 0", "--within 100", "--confidence 0", "--confidence 100"}) {
+    const auto r = rastro(std::string("compare ") + bad + " " + trace() + " " + replayed() + " " + trace() + " " +
+                          replayed());
+    EXPECT_EQ(r.status, 1) << bad;
+    EXPECT_NE(r.err.find(std::string(bad).substr(0, std::string(bad).find(' '))), std::string::npos) << r.err;
+  }
 }
 
 TEST(CompareHelp, ListsTheCommandAndItsOptions) {
