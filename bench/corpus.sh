@@ -5,7 +5,7 @@
 # the span error (replayed wall time vs the traced span), as `rastro compare` reports them; the
 # whole report per class is `rastro compare DIR/P/trace.rastro DIR/P/ENGINE-ORDERING.rastro`.
 #
-#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [-k] [-t] [-u] [-n N] [-c K] [PROGRAM ...]
+#   bench/corpus.sh [-b ebpf|ptrace|strace] [-o DIR] [-r RASTRO] [-k] [-t] [-u] [-n N] [-c K] [-e CELLS] [PROGRAM ...]
 #
 # -k replays the captures already in DIR instead of capturing again (paired runs of two builds on
 # the same captures: -r OLD/rastro -k, then -k). The coordinator replays with --coordinator-chain
@@ -24,7 +24,15 @@
 # spread: the coefficient of variation over the rounds of the original's mean latency in the class;
 # and, from `rastro compare` of two captures, each round's original against the next one's per
 # class (the ratio of their median durations): what a second run of the program gives.
-# Round N's capture stays in DIR/PROGRAM/trace.round-N.rastro (the last also as trace.rastro).
+# Round N's capture stays in DIR/PROGRAM/trace.round-N.rastro (the last also as trace.rastro), and
+# each replay of it in DIR/PROGRAM/ENGINE-ORDERING.round-N.rastro; at the end, `rastro compare`
+# over the rounds judges every class of every replayer cell: the geometric mean of the rounds'
+# ratios, its 90 % interval and whether it is shown within ±15 % of the original, beyond, or
+# undecided (docs/replay.md "Judging a replay over rounds"), and the same for the originals
+# against each other (rounds 1-2, 3-4, ...: what the program's own reruns can show).
+# -e CELLS replays only these replayer cells, comma-separated ENGINE-ORDERING (default all six:
+# workers-fs,workers-temporal,coordinator-fs,coordinator-temporal,compiled-fs,compiled-temporal);
+# many rounds of one cell cost a fraction of all six.
 # PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all of these eight), or the extra
 # programs sort cpa findgrep sedi fifo zip cmake perl procsub xz gccpipe gitclone vim node postgres
 # ninja patch debpkg sparse (named only). Needs root for eBPF.
@@ -46,7 +54,8 @@ thesis=0
 user_timed=0
 runs=1
 rounds=1
-while getopts "b:o:r:n:c:ktuh" opt; do
+cells="workers-fs,workers-temporal,coordinator-fs,coordinator-temporal,compiled-fs,compiled-temporal"
+while getopts "b:o:r:n:c:e:ktuh" opt; do
   case $opt in
     b) backend=$OPTARG ;;
     o) out=$OPTARG ;;
@@ -56,13 +65,18 @@ while getopts "b:o:r:n:c:ktuh" opt; do
     u) user_timed=1 ;;
     n) runs=$OPTARG ;;
     c) rounds=$OPTARG ;;
-    *) sed -n '2,34p' "$0"; exit 2 ;;
+    e) cells=$OPTARG ;;
+    *) sed -n '2,43p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "corpus: -n wants a count of runs >= 1, not '$runs'" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "corpus: -c wants a count of rounds >= 1, not '$rounds'" >&2; exit 2; }
 [ $keep = 0 ] || [ "$rounds" = 1 ] || { echo "corpus: -c takes new captures; it does not go with -k" >&2; exit 2; }
+for cell in ${cells//,/ }; do
+  [[ $cell =~ ^(workers|coordinator|compiled)-(fs|temporal)$ ]] ||
+    { echo "corpus: -e wants ENGINE-ORDERING cells (workers, coordinator or compiled; fs or temporal), not '$cell'" >&2; exit 2; }
+done
 programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(git rsync make tarpipe python sqlite fio mmap)
 [ -x "$rastro" ] || { echo "corpus: no rastro at $rastro (build first, or -r)" >&2; exit 2; }
@@ -246,6 +260,7 @@ for p in "${programs[@]}"; do
   fi
   for engine in workers coordinator compiled; do
     for ordering in fs temporal; do
+     [[ ,$cells, == *,$engine-$ordering,* ]] || continue
      for _ in $(seq 1 "$runs"); do
       r="$work/$engine-$ordering"
       discard "$r.root" "$r.c"; rm -f "$r.json" "$r.rastro"  # (-k: an earlier run's replay)
@@ -270,9 +285,11 @@ for p in "${programs[@]}"; do
       printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' "$p" $engine $ordering $row | tee -a "$out/rows.txt"
       # A replay off by more than 20 % or with a mismatch keeps its trace, summary and log under
       # its round's name: the next round's replay overwrites $r.* (r13's +204 % was lost so).
+      # Every round's replay trace stays for the judgement over the rounds (below).
       read -r _ _ _ mism span <<< "$row"
+      [ "$rounds" = 1 ] || cp "$r.rastro" "$r.round-$round.rastro"
       if [ "$rounds" != 1 ] && { [ "$mism" != 0 ] || awk -v s="${span%\%}" 'BEGIN { exit !(s > 20 || s < -20) }'; }; then
-        for x in rastro json log; do cp "$r.$x" "$r.round-$round.$x"; done
+        for x in json log; do cp "$r.$x" "$r.round-$round.$x"; done
       fi
       discard "$r.root" "$r.c"  # (init's copy of the inputs, fio's 300 MB; a compiled replayer, 42 MB; a failed replay keeps them)
      done
@@ -430,6 +447,67 @@ print("kernel-timed: %d of %d executed calls (%.2f %%) over %d replays; %d with 
       "ambiguous; %d probe records lost; lowest %s %.2f %%" % (ma, ex, 100.0 * ma / max(1, ex), len(rows), no, am, lo,
                                                                 worst[0], 100.0 * int(worst[2]) / max(1, int(worst[1]))))
 PY
+fi
+# Issue #15's per-class target judged over the rounds (`rastro compare` of the rounds' pairs): per
+# program, cell and class the geometric mean of the rounds' latency ratios, its 90 % interval and
+# the verdict against ±15 %; and the originals against each other, rounds 1-2, 3-4, ... (disjoint
+# pairs, so independent), as the program's own reruns judge themselves.
+if [ "$rounds" -gt 1 ]; then
+  rm -f "$out/verdicts.txt"
+  judge_rounds() {  # LABEL PROGRAM FILE... : appends "PROGRAM LABEL class rounds gm lo hi verdict" lines
+    local label=$1 p=$2; shift 2
+    [ $# -ge 4 ] || return 0
+    "$rastro" compare --json "$@" 2>> "$out/$p/capture.log" | "$python" -c '
+import json, sys
+j = json.load(sys.stdin)
+for c in j["by_class"] + [j["span"]]:
+    if "ci" in c:
+        print(sys.argv[1], sys.argv[2], c["key"], c["rounds"], "%.3f" % c["geometric_mean"], "%.3f" % c["ci"][0],
+              "%.3f" % c["ci"][1], c["verdict"])' "$p" "$label" >> "$out/verdicts.txt" || true
+  }
+  for p in "${programs[@]}"; do
+    for cell in ${cells//,/ }; do
+      files=()
+      for i in $(seq 1 "$rounds"); do
+        a="$out/$p/trace.round-$i.rastro"; b="$out/$p/$cell.round-$i.rastro"
+        if [ -s "$a" ] && [ -s "$b" ]; then files+=("$a" "$b"); fi
+      done
+      judge_rounds "$cell" "$p" "${files[@]}"
+    done
+    files=()
+    for i in $(seq 1 2 $((rounds - 1))); do
+      a="$out/$p/trace.round-$i.rastro"; b="$out/$p/trace.round-$((i + 1)).rastro"
+      if [ -s "$a" ] && [ -s "$b" ]; then files+=("$a" "$b"); fi
+    done
+    judge_rounds originals "$p" "${files[@]}"
+  done
+  if [ -s "$out/verdicts.txt" ]; then "$python" - "$out/verdicts.txt" <<'PY'
+import collections, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+classes = ["data", "metadata", "namespace", "open/close", "fd", "memory", "span"]
+by_label = collections.defaultdict(list)
+for r in rows:
+    by_label[r[1]].append(r)
+print("over the rounds, per class: geometric mean of the rounds' latency ratios [90 % interval] and the verdict against "
+      "+-15 % (W within, B beyond, ? undecided); sync (the disk) apart:")
+for label, rs in by_label.items():
+    cells = {(r[0], r[2]): r for r in rs}
+    progs = list(dict.fromkeys(r[0] for r in rs))
+    print("%s:" % label)
+    print("%-8s" % "program" + "".join("%20s" % c for c in classes))
+    for p in progs:
+        line = "%-8s" % p
+        for c in classes:
+            r = cells.get((p, c))
+            line += "%20s" % ("-" if r is None else "%.2f [%.2f-%.2f] %s" % (
+                float(r[4]), float(r[5]), min(99.99, float(r[6])), {"within": "W", "beyond": "B"}.get(r[7], "?")))
+        print(line)
+    counted = [r for r in rs if r[2] in classes[:-1]]
+    n = collections.Counter(r[7] for r in counted)
+    print("  %d class cells: %d within, %d beyond, %d undecided (%d to %d rounds)" % (
+        len(counted), n["within"], n["beyond"], n["undecided"], min(int(r[3]) for r in rs), max(int(r[3]) for r in rs)))
+PY
+  fi
 fi
 rm -rf "$trash"  # (the measuring is over)
 exit
