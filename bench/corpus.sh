@@ -217,11 +217,13 @@ print(t["calls"], t["replayed"], t["skipped"], t["mismatched"], "%.1f%%" % j["sp
 # deleted before a run").
 trash="$out/.trash"
 discard() {
-  local x
+  local x t
   for x in "$@"; do
     [ -e "$x" ] || continue
     mkdir -p "$trash"
-    mv "$x" "$(mktemp -d "$trash/XXXXXX")/"
+    # (never `mv X "$(mktemp …)/"`: with the disk full, mktemp prints nothing and X went to /)
+    t=$(mktemp -d "$trash/XXXXXX") || { echo "corpus: cannot move $x into $trash (disk full?)" >&2; exit 1; }
+    mv "$x" "$t/"
   done
 }
 # Waits out the window after deleting $1 (when it exists), the deletion synced first.
@@ -234,8 +236,17 @@ delete_and_settle() {
 if [ $keep = 0 ]; then delete_and_settle "$out"; else delete_and_settle "$trash"; fi
 mkdir -p "$out"; rm -f "$out/rows.txt" "$out/classes.txt" "$out/kernel_timing.txt" "$out/originals.txt"
 printf '%-8s %-12s %-9s %8s %8s %8s %8s %9s\n' program engine ordering requests replayed skipped mismatch span_err
+# The trash grows by each replay's root (fio's holds 300 MB of its libraries' copies: 1.8 GB a
+# round), so between rounds, once it passes $trash_budget_kb, it is emptied and the window waited
+# out; a round does not start with less than 3 GB free.
+trash_budget_kb=$((3 * 1024 * 1024))
 for round in $(seq 1 "$rounds"); do
 [ "$rounds" = 1 ] || echo "round $round of $rounds"
+if [ -d "$trash" ] && [ "$(du -sk "$trash" | cut -f1)" -gt $trash_budget_kb ]; then delete_and_settle "$trash"; fi
+if [ "$(df -Pk "$out" | awk 'NR == 2 { print $4 }')" -lt $((3 * 1024 * 1024)) ]; then
+  echo "corpus: less than 3 GB free on $out's file system: stopping before round $round" >&2
+  break
+fi
 for p in "${programs[@]}"; do
   work="$out/$p"
   if [ $keep = 1 ]; then
