@@ -48,22 +48,27 @@ RoundFigures figures_of(const std::string& a, const std::string& b) {
 struct Judged {
   std::string key;
   std::vector<double> ratios;  // the rounds that count, in round order
-  std::optional<metrology::RatioEstimate> estimate;
-  std::string verdict;  // within / beyond / undecided / "too few rounds"
+  std::optional<metrology::RatioEstimate> estimate;  // none: fewer than two rounds count
+  metrology::Equivalence verdict = metrology::Equivalence::kUndecided;
+
+  std::string verdict_name() const {
+    return estimate ? std::string(metrology::equivalence_name(verdict)) : "too few rounds";
+  }
+  bool beyond() const { return estimate && verdict == metrology::Equivalence::kBeyond; }
 };
 
 Judged judge(std::string key, std::vector<double> ratios, const RoundsFlags& o) {
-  Judged j{std::move(key), std::move(ratios), std::nullopt, "too few rounds"};
+  Judged j{std::move(key), std::move(ratios), std::nullopt};
   if (j.ratios.size() < 2) return j;
   auto e = metrology::estimate_ratio(j.ratios, o.confidence_pct / 100);
   if (!e) throw Error(fmt::format("class {}: {}", j.key, e.error()));
   j.estimate = *e;
-  j.verdict = std::string(metrology::equivalence_name(metrology::judge_equivalence(*e, o.within_pct / 100)));
+  j.verdict = metrology::judge_equivalence(*e, o.within_pct / 100);
   return j;
 }
 
 nlohmann::json to_json(const Judged& j) {
-  nlohmann::json out{{"key", j.key}, {"rounds", j.ratios.size()}, {"ratios", j.ratios}, {"verdict", j.verdict}};
+  nlohmann::json out{{"key", j.key}, {"rounds", j.ratios.size()}, {"ratios", j.ratios}, {"verdict", j.verdict_name()}};
   if (j.estimate) {
     out["geometric_mean"] = j.estimate->geometric_mean;
     out["log_sd"] = j.estimate->log_sd;
@@ -75,9 +80,9 @@ nlohmann::json to_json(const Judged& j) {
 std::string to_text(const Judged& j) {
   std::string per_round;
   for (double r : j.ratios) per_round += fmt::format(" {:.2f}", r);
-  if (!j.estimate) return fmt::format("  {:<12} {:>6} {:>9} {:>19}  {:<15}{}\n", j.key, j.ratios.size(), "-", "-", j.verdict, per_round);
+  if (!j.estimate) return fmt::format("  {:<12} {:>6} {:>9} {:>19}  {:<15}{}\n", j.key, j.ratios.size(), "-", "-", j.verdict_name(), per_round);
   return fmt::format("  {:<12} {:>6} {:>9.3f} {:>8.3f} .. {:<8.3f}  {:<15}{}\n", j.key, j.ratios.size(),
-                     j.estimate->geometric_mean, j.estimate->ci_low, j.estimate->ci_high, j.verdict, per_round);
+                     j.estimate->geometric_mean, j.estimate->ci_low, j.estimate->ci_high, j.verdict_name(), per_round);
 }
 
 }  // namespace
@@ -117,8 +122,8 @@ int compare_rounds(const RoundsFlags& o) {
   const bool replay = rounds.front().replay;
   const std::string what = replay ? "replay/original: median of the per-call latency ratios (timer bias corrected)"
                                   : "B/A: median duration of run B over run A's";
-  const bool beyond = span.verdict == "beyond" ||
-                      std::any_of(judged.begin(), judged.end(), [](const Judged& j) { return j.verdict == "beyond"; });
+  const bool beyond =
+      span.beyond() || std::any_of(judged.begin(), judged.end(), [](const Judged& j) { return j.beyond(); });
   const bool intact = std::all_of(rounds.begin(), rounds.end(), [](const RoundFigures& r) { return r.intact; });
   if (o.json) {
     nlohmann::json j{{"kind", replay ? "replay" : "runs"},
