@@ -143,7 +143,11 @@ TEST(ValidateCli, ReplayCampaignWithCacheStatesWarmupAndTwoOriginals) {
 // shim that spins 20 µs inside the application's timing window before each call and records each
 // call 50 µs longer than it took). The catalogue must recover the perturbation (+20 µs), the
 // recording error (+30 µs against the application's own timing) and the total bias (+50 µs), each
-// within its stated U (k = 2) plus 1.5 µs for the shim's own work inside the window.
+// within k = 4 standard uncertainties plus 1.5 µs for the shim's own work inside the window.
+// Why k = 4 and not the catalogue's k = 2: this test runs one campaign and must not fail by design
+// in the few per cent of campaigns a k = 2 interval misses (more with few runs and three checks,
+// and a shared 2-core CI machine gives whole runs that are slower). A split that is wrong — a
+// component dropped, swapped or mis-signed — is off by 20–50 µs, far beyond 4u (0.2–1.5 µs here).
 TEST(ValidateCli, FakeInstrumentOfKnownErrorIsRecoveredWithinItsUncertainty) {
   // SCHED_FIFO (chrt): a busy-wait preempted by another process would add a timeslice to the
   // application's timing but not to the trace — an error the fake instrument did not intend.
@@ -153,9 +157,9 @@ TEST(ValidateCli, FakeInstrumentOfKnownErrorIsRecoveredWithinItsUncertainty) {
   fs::create_directories(dir);
   // The shim's own work inside the application's window (two clock reads, the spin's overshoot, the
   // indirect call) adds 0.5–1.5 µs here: allowed on top of the stated U.
-  constexpr double kPerturbUs = 20, kRecordUs = 50, kShimSlackUs = 1.5;
+  constexpr double kPerturbUs = 20, kRecordUs = 50, kShimSlackUs = 1.5, kCoverage = 4;
   nlohmann::json config = {
-      {"kind", "capture"}, {"types", {"rr"}}, {"levels", {1}}, {"backgrounds", {0}}, {"replicates", 4},
+      {"kind", "capture"}, {"types", {"rr"}}, {"levels", {1}}, {"backgrounds", {0}}, {"replicates", 8},
       {"ops", 2000}, {"warmup", 100}, {"file_size", 8 << 20}, {"cache", {"warm"}},
       {"instruments", {"reference", "fake"}},
       {"instrument_commands",
@@ -176,22 +180,22 @@ TEST(ValidateCli, FakeInstrumentOfKnownErrorIsRecoveredWithinItsUncertainty) {
   ASSERT_NE(e, nullptr) << cat.dump(1);
   const double ref = (*e)["reference_mean"].get<double>();  // µs
   const double app = ref * (1 + (*e)["perturbation_rel"].get<double>() / 100);
-  // perturbation: (application − reference), U = 2u in percentage points of the reference.
-  const double perturb = app - ref, perturb_U = 2 * (*e)["perturbation_u_rel"].get<double>() / 100 * ref;
+  // perturbation: (application − reference), u in percentage points of the reference.
+  const double perturb = app - ref, perturb_U = kCoverage * (*e)["perturbation_u_rel"].get<double>() / 100 * ref;
   EXPECT_LE(std::fabs(perturb - kPerturbUs), perturb_U + kShimSlackUs)
       << "perturbation " << perturb << " µs ± " << perturb_U << "\n" << e->dump(1);
   // recording error: mean per-run (trace − application)/application, so in µs about rel · app.
   const double recording = (*e)["recording_error_rel"].get<double>() / 100 * app;
-  const double recording_U = 2 * (*e)["recording_error_u_rel"].get<double>() / 100 * app;
+  const double recording_U = kCoverage * (*e)["recording_error_u_rel"].get<double>() / 100 * app;
   EXPECT_LE(std::fabs(recording - (kRecordUs - kPerturbUs)), recording_U + kShimSlackUs)
       << "recording error " << recording << " µs ± " << recording_U << "\n" << e->dump(1);
   // total bias: the trace against the uninstrumented reference. The catalogue's U counts an
   // uncorrected bias as uncertainty (thesis convention), so the estimate's own U is used here:
   // 2·sqrt(s²/n + u(ref)²), s = run-to-run sd of the instrument's run means.
   const double n = (*e)["n"].get<double>(), sd = (*e)["sd"].get<double>(), u_ref = (*e)["u_cref"].get<double>();
-  const double bias = (*e)["mean"].get<double>() - ref, bias_U = 2 * std::sqrt(sd * sd / n + u_ref * u_ref);
+  const double bias = (*e)["mean"].get<double>() - ref, bias_U = kCoverage * std::sqrt(sd * sd / n + u_ref * u_ref);
   EXPECT_LE(std::fabs(bias - kRecordUs), bias_U + kShimSlackUs) << "bias " << bias << " µs ± " << bias_U << "\n" << e->dump(1);
-  std::printf("recovered: perturbation %.2f ± %.2f µs (20), recording %.2f ± %.2f µs (30), bias %.2f ± %.2f µs (50)\n",
+  std::printf("recovered (± 4u): perturbation %.2f ± %.2f µs (20), recording %.2f ± %.2f µs (30), bias %.2f ± %.2f µs (50)\n",
               perturb, perturb_U, recording, recording_U, bias, bias_U);
   fs::remove_all(dir);
 }

@@ -8,6 +8,7 @@
 //   - writes the calls as a rastro TSV trace to RASTRO_FAKE_TRACE when the process exits.
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +50,11 @@ static void spin(int64_t ns) {
   }
 }
 
+// The process and thread ids, read once per thread (and again in a forked child): two system
+// calls per wrapped call would add their time to the application's window and not to the trace.
+static _Thread_local int32_t cached_pid, cached_tid;
+static void forget_ids(void) { cached_pid = cached_tid = 0; }
+
 __attribute__((constructor)) static void fake_init(void) {
   // POSIX's way to turn dlsym's object pointer into a function pointer (ISO C has none).
   void* sym = dlsym(RTLD_NEXT, "read");
@@ -65,13 +71,18 @@ __attribute__((constructor)) static void fake_init(void) {
   record_ns = r ? atoll(r) : 0;
   trace_path = getenv("RASTRO_FAKE_TRACE");
   calls = calloc(kMaxCalls, sizeof *calls);
+  pthread_atfork(NULL, NULL, forget_ids);
 }
 
 static void record(const char* name, int fd, int64_t count, int64_t offset, int has_offset, int64_t begin, int64_t end,
                    int64_t ret) {
   const long i = atomic_fetch_add(&ncalls, 1);
   if (!calls || i >= kMaxCalls) return;
-  calls[i] = (struct call){getpid(), (int32_t)syscall(SYS_gettid), begin, end + record_ns, count, offset, ret, fd, name,
+  if (!cached_tid) {
+    cached_pid = getpid();
+    cached_tid = (int32_t)syscall(SYS_gettid);
+  }
+  calls[i] = (struct call){cached_pid, cached_tid, begin, end + record_ns, count, offset, ret, fd, name,
                            has_offset};
 }
 
