@@ -66,6 +66,10 @@ void run_replay(const ReplayFlags& o) {
   replay::run_replay_session(plan, so, [engine, &progress](const replay::Plan& p, const replay::SandboxResolver& s,
                                                            const replay::EngineOptions& eo) {
     if (!progress.active()) return replay::run_engine(engine, p, s, eo);
+    if (eo.processes) {  // the replay processes complete requests where this process cannot count them
+      progress.finish();
+      return replay::run_engine(engine, p, s, eo);
+    }
     replay::EngineResult res;
     {
       replay::ReplayProgress counted(progress, p.requests.size(), eo.hooks);

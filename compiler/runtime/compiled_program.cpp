@@ -17,6 +17,7 @@
 #include "replay/engines/engine_common.h"
 #include "replay/engines/issue_schedule.h"
 #include "replay/engines/replay_threads.h"
+#include "replay/engines/thread_outcomes.h"
 #include "replay/plan/plan_json.h"
 #include "replay/plan/plan_names.h"
 #include "replay/runtime/completion_flag.h"
@@ -39,6 +40,7 @@ struct SharedState {
   replay::detail::IssueSchedule* schedule = nullptr;
   replay::CompletionFlags done;
   replay::RecordLog* log = nullptr;
+  replay::CompletionFlags go;  // the start line
   replay::UringReplay* uring = nullptr;  // the session's (exec_uring.h): io_uring requests through rings
   replay::detail::ReplayThreads* threads = nullptr;  // starts a traced fork's child (replay_threads.h)
 };
@@ -146,6 +148,10 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   replay::EngineResult res;
   const size_t n = plan.requests.size();
   res.log = replay::RecordLog(plan.requests);
+  replay::UringReplay plain_uring(plan, replay::UringMode::kPlain);
+  replay::UringReplay* uring = options.uring ? options.uring : &plain_uring;
+  replay::check_processes("compiled", options, *uring);
+  const bool processes = options.processes;  // shared mappings for what crosses processes
   replay::ProcessTable procs(plan.processes, plan.fd_keys.count, replay::detail::kEngineFdTables);
   replay::CallExecutor exec(sandbox, procs, plan.trace.strings);
   SharedState sh;
@@ -153,44 +159,42 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   sh.exec = &exec;
   sh.keys = &plan.fd_keys;
   sh.imp = replay::detail::ImplicitDeps(plan);
-  replay::detail::IssueSchedule schedule(plan, sh.imp, options.timing);
+  replay::detail::IssueSchedule schedule(plan, sh.imp, options.timing, processes);
   sh.schedule = &schedule;
-  sh.done = replay::CompletionFlags(n);
+  sh.done = replay::CompletionFlags(n, processes);
+  sh.go = replay::CompletionFlags(1, processes);
   sh.log = &res.log;
-  replay::UringReplay plain_uring(plan, replay::UringMode::kPlain);
-  sh.uring = options.uring ? options.uring : &plain_uring;
+  sh.uring = uring;
 
-  replay::CompletionFlag go;
-  std::mutex merge_mu;
-  std::vector<int32_t> tids(plan.threads.size(), 0);  // the OS thread of each plan thread
+  replay::detail::ThreadOutcomes outcomes(plan.threads.size());
   auto body = [&](size_t t) {
+    replay::detail::ThreadOutcome& out = outcomes[t];  // its own slot, read after the join
     ThreadState st;
     st.sh = &sh;
     st.thread = static_cast<uint32_t>(t);
     st.proc = procs.find(plan.threads[t].pid);
-    std::string rt_why;
-    bool rt_failed = options.realtime && !replay::make_realtime(&rt_why);
+    if (options.realtime) replay::make_realtime(&out.warning);  // the warning says why not
     ThreadContext ctx(&st);
-    tids[t] = static_cast<int32_t>(::gettid());  // its own slot, read after the join
-    go.wait();
+    out.os_tid = static_cast<int32_t>(::gettid());
+    out.os_pid = static_cast<int32_t>(::getpid());
+    sh.go.wait(0);
     const StaticThread& code = ct.threads[t];
     for (size_t p = 0; p < code.n_parts; ++p) code.parts[p](ctx);
     sh.uring->drain(static_cast<uint32_t>(t));
-    std::lock_guard lock(merge_mu);
-    res.stats.merge(st.scratch.stats);
-    res.dependency_waits += st.waits;
-    if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
+    out.stats = std::move(st.scratch.stats);
+    out.dependency_waits = st.waits;
   };
   replay::detail::ReplayThreads threads(plan, sh.imp, body, [&](size_t t, int32_t parent_tid) { return procs.own_table(plan.threads[t].pid, parent_tid); });
   sh.threads = &threads;
+  if (processes) threads.use_processes(outcomes.exchange(res.log));
   threads.start();
   schedule.start(monotonic_ns() + replay::detail::kStartMarginNs);
-  go.complete();
+  sh.go.complete(0);
   threads.join();
   sh.uring->finish(res.log, res.stats);
+  outcomes.merge_into(res, plan, options.record_os_threads);
   res.start_ns = schedule.start_ns();
   res.wall_ns = replay::detail::wall_time(res.log);
-  if (options.record_os_threads) res.os_threads = replay::detail::per_request_os_threads(plan, tids);
   return res;
 }
 

@@ -62,6 +62,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   detail::EngineSetup setup(plan, sandbox);
   UringReplay plain_uring(plan, UringMode::kPlain);
   UringReplay& uring = options.uring ? *options.uring : plain_uring;
+  check_processes("coordinator", options, uring);
 
   // The coordinator hands a thread's requests to any worker of its process, so it keeps each one's
   // predecessor.
@@ -214,6 +215,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   res.handoffs = handoffs;
   res.start_ns = schedule.start_ns();
   res.wall_ns = detail::wall_time(res.log);
+  res.replay_processes = 1;  // its threads are all in this one
   return res;
 }
 

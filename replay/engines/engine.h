@@ -57,6 +57,11 @@ struct EngineOptions {
   // kernel can (Linux 6.9+, PIDFD_THREAD); false: start the child's first thread at the fork and
   // let unshare(CLONE_FILES) copy the table, as on older kernels (replay_threads.h).
   bool thread_fd_import = true;
+  // Each traced process replayed in an OS process of its own, forked where the trace forks
+  // (replay_threads.h), not as threads of one: its memory calls get an address space of their
+  // own. The workers engine and the compiled replayer; not with `hooks` (MPI), io_uring rings,
+  // or a ThreadSanitizer build (check_processes).
+  bool processes = false;
 };
 
 struct EngineResult {
@@ -71,6 +76,9 @@ struct EngineResult {
   // With EngineOptions::record_os_threads, per request the OS thread (gettid) that issued it
   // (0: none); else empty. `--time-with ebpf` takes only that thread's calls (kernel_timing.h).
   std::vector<int32_t> os_threads;
+  // How many OS processes ran replay threads: 1, or with EngineOptions::processes one per traced
+  // process (its threads and CLONE_FILES children in it).
+  size_t replay_processes = 0;
 };
 
 // Runs the plan in `sandbox` (the fs state must already be prepared).
@@ -79,6 +87,11 @@ EngineResult run_engine(EngineKind kind, const Plan& plan, const SandboxResolver
 
 EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const EngineOptions& options);
 EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, const EngineOptions& options);
+
+// Throws rastro::Error naming why `options.processes` cannot be honoured by engine `engine` (no
+// `hooks`, no active ring in `uring`, a build whose sanitizer cannot follow fork); nothing when
+// it is off.
+void check_processes(std::string_view engine, const EngineOptions& options, const UringReplay& uring);
 
 // Shared by both engines (and usable by generated code): SCHED_FIFO for the calling thread.
 bool make_realtime(std::string* why);

@@ -4,13 +4,13 @@
 
 namespace rastro::replay::detail {
 
-IssueSchedule::IssueSchedule(const Plan& plan, const ImplicitDeps& imp, const TimingSpec& timing)
-    : plan_(plan), imp_(imp), timing_(timing) {
+IssueSchedule::IssueSchedule(const Plan& plan, const ImplicitDeps& imp, const TimingSpec& timing, bool across_processes)
+    : plan_(plan), imp_(imp), timing_(timing), start_(1, across_processes) {
   // At full speed nothing is scheduled: none of these 32 bytes a request (issue #16). Otherwise the
   // traced times are decoded here once, not from the packed events while the replay is timed.
   if (timing_.policy != TimingPolicy::kFullspeed) {
-    begin_.assign(plan.requests.size(), 0);
-    end_.assign(plan.requests.size(), 0);
+    begin_ = SharedArray<int64_t>(plan.requests.size(), across_processes);
+    end_ = SharedArray<int64_t>(plan.requests.size(), across_processes);
     traced_.reserve(plan.requests.size());
     for (uint32_t r = 0; r < plan.requests.size(); ++r) traced_.push_back(trace_times(plan, r));
   }
@@ -19,10 +19,10 @@ IssueSchedule::IssueSchedule(const Plan& plan, const ImplicitDeps& imp, const Ti
 int64_t IssueSchedule::planned_ns(uint32_t r, uint32_t prev, int64_t ready_ns) const {
   if (timing_.policy == TimingPolicy::kFullspeed) return ready_ns;
   IssueInputs in;
-  in.start_ns = start_ns_;
+  in.start_ns = start_[0];
   in.trace_begin_ns = traced_[r].begin_ns;
   in.ready_ns = ready_ns;
-  in.deps_sched_end_ns = start_ns_;
+  in.deps_sched_end_ns = start_[0];
   // A dependency that ended at `trace_end` in the trace and at `sched_end` on the schedule.
   auto consider = [&](int64_t trace_end, int64_t sched_end) {
     in.deps_sched_end_ns = std::max(in.deps_sched_end_ns, sched_end);

@@ -18,6 +18,7 @@
 #include "replay/engines/engine_common.h"
 #include "replay/plan/plan.h"
 #include "replay/runtime/replay_output.h"
+#include "replay/runtime/shared_array.h"
 #include "replay/runtime/timing.h"
 
 namespace rastro::replay::detail {
@@ -31,11 +32,14 @@ inline constexpr int64_t kStartMarginNs = 5'000'000;
 
 class IssueSchedule {
  public:
-  IssueSchedule(const Plan& plan, const ImplicitDeps& imp, const TimingSpec& timing);
+  // `across_processes`: the replay threads are in processes of their own (EngineOptions::processes),
+  // so where each request begins and ends on the schedule is kept in a shared mapping.
+  IssueSchedule(const Plan& plan, const ImplicitDeps& imp, const TimingSpec& timing, bool across_processes = false);
 
-  // Trace offset 0 maps to `start_ns`; set before the replay threads start.
-  void start(int64_t start_ns) { start_ns_ = start_ns; }
-  int64_t start_ns() const { return start_ns_; }
+  // Trace offset 0 maps to `start_ns`; set before the replay threads leave the start line (in
+  // processes of their own they may already be forked: it is shared with them).
+  void start(int64_t start_ns) { start_[0] = start_ns; }
+  int64_t start_ns() const { return start_[0]; }
 
   // When r may be issued, its dependencies being done since `ready_ns` (fullspeed: `ready_ns`);
   // `prev`: the previous request of r's thread (kNoRequest: none), which the caller knows.
@@ -55,11 +59,11 @@ class IssueSchedule {
   const Plan& plan_;
   const ImplicitDeps& imp_;
   TimingSpec timing_;
-  int64_t start_ns_ = 0;
+  SharedArray<int64_t> start_;  // one element
   // Where each request begins (its planned time) and ends on the schedule: written by the
   // request's thread, read by its dependants. Empty at full speed, as is traced_.
-  std::vector<int64_t> begin_;
-  std::vector<int64_t> end_;
+  SharedArray<int64_t> begin_;
+  SharedArray<int64_t> end_;
   std::vector<TracedTimes> traced_;  // each request's traced times (trace_times); empty at full speed
 };
 

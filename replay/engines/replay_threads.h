@@ -15,6 +15,20 @@
 // slowed the other replay threads' mmap calls: make's `memory` class replayed at 1.21 of traced
 // with each child's thread started at its fork, 1.06 with all started before (docs/replay.md).
 //
+// With use_processes() (EngineOptions::processes), each traced process is replayed in an OS process
+// of its own instead, forked where the trace forks: by the replay thread that replays the fork, so
+// the child starts with its parent's fds and memory as the traced child did. A root process is
+// forked before the replay. A traced process's threads (and a CLONE_FILES child) stay threads of
+// their process's replay process. Why: as threads of one replayer, the traced processes' mmap and
+// munmap calls share one address space — one mmap_lock, and TLB shootdowns to every CPU running a
+// sibling — which made the memory calls of programs whose processes run side by side replay
+// 1.3-1.5 times slower (make, a tar pipeline: docs/replay.md "r16"). The replay processes share
+// only the completion flags and the schedule (shared mappings: shared_array.h); each leaves its
+// threads' outcomes (ThreadOutcomes::encode) in a file of the replay's own temporary directory
+// when it ends, which join() adopts. The engine's process watches them (pidfds): one that ends
+// without its outcome (a crash, a kill) ends the replay with an error naming its traced process,
+// after the others are killed, rather than leaving them waiting on its requests for ever.
+//
 // Why: in one shared table (every replay thread of the replayer's one process) every call on an
 // fd pays what the kernel charges a shared table: a reference on the file and, for read, write
 // and lseek, its position lock. That is 50–70 ns per call (bench/fd_table_sharing.c), lseek
@@ -26,8 +40,11 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -35,6 +52,7 @@
 #include "replay/engines/engine_common.h"
 #include "replay/plan/plan.h"
 #include "replay/runtime/fd_map.h"
+#include "replay/runtime/shared_array.h"
 
 namespace rastro::replay::detail {
 
@@ -49,6 +67,14 @@ inline constexpr bool kFdTablePerProcess = true;
 #endif
 inline constexpr KernelFdTables kEngineFdTables =
     kFdTablePerProcess ? KernelFdTables::kPerProcess : KernelFdTables::kShared;
+
+// ThreadSanitizer does not follow a multi-threaded process into fork: a TSan build replays every
+// traced process as threads of one process (EngineOptions::processes is refused).
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kProcessesAvailable = false;
+#else
+inline constexpr bool kProcessesAvailable = true;
+#endif
 
 class ReplayThreads {
  public:
@@ -65,16 +91,29 @@ class ReplayThreads {
   ReplayThreads(const ReplayThreads&) = delete;
   ReplayThreads& operator=(const ReplayThreads&) = delete;
 
+  // What a replay process hands the engine's process before it exits: `encode(threads)` (on the
+  // replay process: the outcomes of the plan threads it ran, ThreadOutcomes::encode), and
+  // `adopt(bytes)` (on the engine's process, in join()).
+  struct ProcessOutcomes {
+    std::function<std::string(std::span<const size_t>)> encode;
+    std::function<void(std::string_view)> adopt;
+  };
+  // Before start(): each traced process in an OS process of its own (above). Throws rastro::Error
+  // when the replay's temporary directory cannot be made.
+  void use_processes(ProcessOutcomes outcomes);
+
   // On the engine's thread, once: starts every process's first thread that can start before the
-  // replay (all but the children started at their fork).
+  // replay (all but the children started at their fork); with use_processes(), forks the roots.
   void start();
   // On the replay thread that has just issued request r: when r created traced processes, gives
   // them their fds (wakes or starts their first threads) and returns once each has them.
   void spawned(uint32_t r) {
     if (!children_.empty()) start_children(r);
   }
-  // On the engine's thread: waits for every replay thread, including those started by others.
-  // Throws rastro::Error when a process could not get a table of its own or its fork's fds.
+  // On the engine's thread: waits for every replay thread, including those started by others
+  // (with use_processes(): for every replay process, and adopts their outcomes). Throws
+  // rastro::Error when a process could not get a table of its own or its fork's fds, or a replay
+  // process failed or ended without its outcome.
   void join();
 
  private:
@@ -86,19 +125,45 @@ class ReplayThreads {
     bool early = true;                // started before the replay (else at its fork)
     std::atomic<int32_t> parent{0};   // early and forked: the OS thread of its fork, once replayed
     std::atomic<bool> ready{false};   // forked: it has its table; the parent may go on
+    int slot = -1;                    // use_processes(): its replay process's slot (-1: a thread)
+    int32_t traced_pid = 0;
   };
+  // What one OS process (the engine's, or a replay process) started: written by its threads.
+  struct Local {
+    std::mutex mu;
+    std::deque<std::thread> threads;
+    std::vector<size_t> plan_threads;  // the plan threads its threads run
+    std::vector<int32_t> children;     // the replay processes it forked
+    std::string error;                 // a fork that failed
+  };
+  // A replay process, as the engine's process watches it (shared mapping).
+  struct Slot {
+    std::atomic<int32_t> pid{0};
+    std::atomic<uint32_t> state{kNotStarted};
+  };
+  static constexpr uint32_t kNotStarted = 0, kRunning = 1, kFinished = 2, kFailed = 3;
+
   void start_children(uint32_t r);
   void join_all();
   void run(Process& p);  // on p's first thread
   void fail(int err);
+  void fork_process(Process& p);
+  [[noreturn]] void run_process(Process& p);  // in the forked process
+  std::string outcome_path(int slot) const;
+  void watch_processes();  // on the engine's process: until every replay process ended
+  void join_processes();
 
   std::function<void(size_t)> body_;
   OwnTable own_table_;
   std::deque<Process> processes_;
   std::unordered_map<uint32_t, std::vector<Process*>> children_;  // by the request that made them
-  std::mutex mu_;
-  std::deque<std::thread> threads_;
+  Local engine_local_;
+  Local* local_ = &engine_local_;  // this OS process's (a forked replay process makes its own)
   std::atomic<int> errno_{0};
+  bool processes_mode_ = false;
+  ProcessOutcomes outcomes_;
+  SharedArray<Slot> slots_;
+  std::string dir_;  // where each replay process leaves its outcome (a file per slot)
 };
 
 }  // namespace rastro::replay::detail

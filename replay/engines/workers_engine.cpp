@@ -5,7 +5,6 @@
 // Each traced process's replay threads run on a kernel fd table of their own (replay_threads.h).
 #include <unistd.h>
 
-#include <mutex>
 #include <thread>
 
 #include "common/clock.h"
@@ -13,6 +12,7 @@
 #include "replay/engines/engine_common.h"
 #include "replay/engines/issue_schedule.h"
 #include "replay/engines/replay_threads.h"
+#include "replay/engines/thread_outcomes.h"
 #include "replay/runtime/completion_flag.h"
 #include "replay/runtime/process_state.h"
 #include "replay/runtime/request_runner.h"
@@ -23,28 +23,30 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   EngineResult res;
   const size_t n = plan.requests.size();
   res.log = RecordLog(plan.requests);
-  detail::EngineSetup setup(plan, sandbox);
   UringReplay plain_uring(plan, UringMode::kPlain);
   UringReplay& uring = options.uring ? *options.uring : plain_uring;
-  CompletionFlags done(n);
+  check_processes("workers", options, uring);
+  detail::EngineSetup setup(plan, sandbox);
+  const bool processes = options.processes;  // shared mappings for what crosses processes
+  CompletionFlags done(n, processes);
 
-  detail::IssueSchedule schedule(plan, setup.imp, options.timing);
-  CompletionFlag go;
-  std::mutex merge_mu;
+  detail::IssueSchedule schedule(plan, setup.imp, options.timing, processes);
+  CompletionFlags go(1, processes);  // the start line
 
-  std::vector<int32_t> tids(plan.threads.size(), 0);  // the OS thread of each plan thread
+  detail::ThreadOutcomes outcomes(plan.threads.size());
   detail::ReplayThreads* threads = nullptr;
   auto body = [&](size_t t) {
     const PlanThread& pt = plan.threads[t];
-    std::string rt_why;
-    bool rt_failed = options.realtime && !make_realtime(&rt_why);
+    detail::ThreadOutcome& out = outcomes[t];  // its own slot, read after the join
+    if (options.realtime) make_realtime(&out.warning);  // the warning says why not
     ProcessState* proc = setup.procs.find(pt.pid);
     ThreadScratch scratch;
     uint64_t waits = 0;
     int64_t prev_end = -1;
     uint32_t prev = detail::kNoRequest;  // the thread's previous request
-    tids[t] = static_cast<int32_t>(::gettid());  // its own slot, read after the join
-    go.wait();
+    out.os_tid = static_cast<int32_t>(::gettid());
+    out.os_pid = static_cast<int32_t>(::getpid());
+    go.wait(0);
     for (uint32_t r : pt.requests) {
       bool waited = false;
       if (const int64_t s = setup.imp.spawn(r); s >= 0) waited |= done.wait(static_cast<uint32_t>(s));
@@ -68,22 +70,21 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
       done.complete(r);
     }
     uring.drain(static_cast<uint32_t>(t));
-    std::lock_guard lock(merge_mu);
-    res.stats.merge(scratch.stats);
-    res.dependency_waits += waits;
-    if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
+    out.stats = std::move(scratch.stats);
+    out.dependency_waits = waits;
   };
 
   detail::ReplayThreads replay_threads(plan, setup.imp, body, setup.own_table(), options.thread_fd_import);
   threads = &replay_threads;
+  if (processes) replay_threads.use_processes(outcomes.exchange(res.log));
   replay_threads.start();
   schedule.start(monotonic_ns() + detail::kStartMarginNs);
-  go.complete();
+  go.complete(0);
   replay_threads.join();
   uring.finish(res.log, res.stats);
+  outcomes.merge_into(res, plan, options.record_os_threads);
   res.start_ns = schedule.start_ns();
   res.wall_ns = detail::wall_time(res.log);
-  if (options.record_os_threads) res.os_threads = detail::per_request_os_threads(plan, tids);
   return res;
 }
 

@@ -3,8 +3,11 @@
 // busy replay) and then sleeps on a futex; completing wakes sleepers only if one announced
 // itself, so the common path is one atomic exchange and no system call.
 //
-// CompletionFlags below packs the flags of all of a plan's requests. Header-only so the compiled
-// replayer's generated code inlines it exactly like the engines.
+// CompletionFlags below packs the flags of all of a plan's requests; made `across_processes`, its
+// words are a shared mapping and its futexes shared ones, so the replay processes of
+// EngineOptions::processes (one per traced process, replay_threads.h) wait on each other's
+// requests. Header-only so the compiled replayer's generated code inlines it exactly like the
+// engines.
 #pragma once
 
 #include <linux/futex.h>
@@ -16,6 +19,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+
+#include "replay/runtime/shared_array.h"
 
 namespace rastro::replay {
 
@@ -76,7 +81,9 @@ class CompletionFlag {
 class CompletionFlags {
  public:
   CompletionFlags() = default;
-  explicit CompletionFlags(size_t n) : words_(new std::atomic<uint32_t>[(n + kPerWord - 1) / kPerWord]()) {}
+  explicit CompletionFlags(size_t n, bool across_processes = false)
+      : words_((n + kPerWord - 1) / kPerWord, across_processes),
+        private_flag_(across_processes ? 0 : FUTEX_PRIVATE_FLAG) {}
 
   bool done(uint32_t r) const { return word(r).load(std::memory_order_acquire) & done_bit(r); }
 
@@ -84,7 +91,7 @@ class CompletionFlags {
   void complete(uint32_t r) {
     std::atomic<uint32_t>& w = word(r);
     if (w.fetch_or(done_bit(r), std::memory_order_acq_rel) & waiter_bit(r)) {
-      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&w), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&w), FUTEX_WAKE | private_flag_, INT_MAX, nullptr, nullptr, 0);
     }
   }
 
@@ -102,7 +109,8 @@ class CompletionFlags {
         continue;  // s was reloaded
       }
       // Returns at once if the word is no longer s (this request or a neighbour completed).
-      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&w), FUTEX_WAIT_PRIVATE, s | waiter_bit(r), nullptr, nullptr, 0);
+      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&w), FUTEX_WAIT | private_flag_, s | waiter_bit(r), nullptr, nullptr,
+              0);
       s = w.load(std::memory_order_acquire);
     }
     return true;
@@ -114,7 +122,8 @@ class CompletionFlags {
   std::atomic<uint32_t>& word(uint32_t r) const { return words_[r / kPerWord]; }
   static uint32_t done_bit(uint32_t r) { return uint32_t{1} << (2 * (r % kPerWord)); }
   static uint32_t waiter_bit(uint32_t r) { return uint32_t{2} << (2 * (r % kPerWord)); }
-  std::unique_ptr<std::atomic<uint32_t>[]> words_;
+  SharedArray<std::atomic<uint32_t>> words_;
+  int private_flag_ = FUTEX_PRIVATE_FLAG;  // 0: the words are shared with other processes
 };
 
 }  // namespace rastro::replay

@@ -257,7 +257,7 @@ bool UringReplay::issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_
     if (ring) submit_pending(*ring);
     const PathColumn::Paths paths = plan_.paths[r];
     issue_request(exec, e, q.action, paths.data(), fd_keys, proc, scratch, rec,
-                  issue_begins_.empty() ? nullptr : &issue_begins_[r]);
+                  issue_begins_.size() == 0 ? nullptr : &issue_begins_[r]);
     if (is_ring) slots_[r].completed.complete();  // no CQE will come
     return false;
   }
@@ -309,7 +309,9 @@ bool UringReplay::issue(uint32_t r, const CallExecutor& exec, const int32_t* fd_
   return true;
 }
 
-void UringReplay::keep_issue_begins() { issue_begins_.assign(plan_.requests.size(), 0); }
+void UringReplay::keep_issue_begins(bool across_processes) {
+  issue_begins_ = SharedArray<int64_t>(plan_.requests.size(), across_processes);
+}
 
 void UringReplay::drain(uint32_t thread) {
   if (thread >= ring_of_thread_.size() || ring_of_thread_[thread] < 0) return;

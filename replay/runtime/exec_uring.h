@@ -32,6 +32,7 @@
 #include "replay/plan/plan.h"
 #include "replay/runtime/call_executor.h"
 #include "replay/runtime/record_log.h"
+#include "replay/runtime/shared_array.h"
 
 namespace rastro::replay {
 
@@ -67,9 +68,13 @@ class UringReplay {
   // `--time-with ebpf`: from now on, issue() keeps where each request began before its timed
   // region was narrowed to the call (request_runner.h), for apply_kernel_timing to find the
   // sandbox's resolution of a name. Off by default: a plain replay keeps no side array.
-  void keep_issue_begins();
+  // `across_processes`: the replay runs in processes of their own (EngineOptions::processes): the
+  // side array is a shared mapping, so the engine's process reads what they wrote.
+  void keep_issue_begins(bool across_processes = false);
   // Indexed by request; 0 where none was kept (ring requests). Read after every thread joined.
-  std::span<const int64_t> issue_begins() const { return issue_begins_; }
+  std::span<const int64_t> issue_begins() const {
+    return issue_begins_.size() ? std::span<const int64_t>(&issue_begins_[0], issue_begins_.size()) : std::span<const int64_t>();
+  }
   // Waits until the ring requests of plan thread `thread` / of every thread completed.
   void drain(uint32_t thread);
   void drain_all();
@@ -93,7 +98,7 @@ class UringReplay {
   std::string warning_;
   std::vector<std::unique_ptr<Ring>> rings_;
   std::vector<int32_t> ring_of_thread_;  // per plan thread: index into rings_, -1 = none
-  std::vector<int64_t> issue_begins_;    // per request, when keep_issue_begins() (each written by one thread)
+  SharedArray<int64_t> issue_begins_;    // per request, when keep_issue_begins() (each written by one thread)
   std::vector<uint8_t> submit_after_;    // per request: submit the ring's pending requests after it
   struct Slot;
   std::unique_ptr<Slot[]> slots_;        // per request (ring requests only)

@@ -28,6 +28,10 @@ char* IoBuffer::area(size_t n) {
   while (want < n) want *= 2;  // doubling: a thread's growing requests remap a few times only
   void* p = ::mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
+  // A replay process forked where the trace forks (EngineOptions::processes) makes buffers of its
+  // own: not copied into it, this thread's stay its own, and its reads land in no copy-on-write
+  // page (a fault inside the timed call).
+  ::madvise(p, want, MADV_DONTFORK);
   if (p_) ::munmap(p_, n_);
   p_ = static_cast<char*>(p);
   n_ = want;

@@ -60,6 +60,31 @@ void RecordLog::new_chunk(Stream& s) {
   s.end = s.p + s.capacity;
 }
 
+std::string RecordLog::stream_bytes(uint32_t thread) const {
+  const Stream& s = streams_[thread];
+  std::string out;
+  for (size_t i = 0; i < s.chunks.size(); ++i) {
+    const uint8_t* b = s.chunks[i].data.get();
+    const uint8_t* e = i + 1 == s.chunks.size() ? s.p : b + s.chunks[i].used;
+    out.append(reinterpret_cast<const char*>(b), static_cast<size_t>(e - b));
+  }
+  return out;
+}
+
+void RecordLog::adopt_stream(uint32_t thread, std::string_view bytes, int64_t end_ns) {
+  Stream& s = streams_[thread];
+  s.chunks.clear();
+  s.p = s.end = nullptr;
+  s.capacity = 0;
+  s.prev_end = end_ns;
+  if (bytes.empty()) return;
+  // One chunk of exactly these bytes: appending more starts a new one (new_chunk).
+  s.chunks.push_back({std::make_unique_for_overwrite<uint8_t[]>(bytes.size()), 0});
+  std::copy(bytes.begin(), bytes.end(), s.chunks.back().data.get());
+  s.p = s.end = s.chunks.back().data.get() + bytes.size();
+  s.capacity = bytes.size();
+}
+
 size_t RecordLog::bytes() const {
   size_t n = 0;
   for (const Stream& s : streams_) {

@@ -24,6 +24,8 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "replay/plan/plan.h"
@@ -69,6 +71,13 @@ class RecordLog {
   }
   // After the run: request r (logged as "completes later") completed so (exec_uring.h).
   void complete_late(uint32_t r, const LateCompletion& c) { late_[r] = c; }
+
+  // Plan thread `thread`'s stream as bytes, and its last record's end (a replay process hands its
+  // threads' records to the engine so: EngineOptions::processes, replay_threads.h).
+  std::string stream_bytes(uint32_t thread) const;
+  int64_t stream_end(uint32_t thread) const { return streams_[thread].prev_end; }
+  // Replaces plan thread `thread`'s stream with `bytes` (from stream_bytes) ending at `end_ns`.
+  void adopt_stream(uint32_t thread, std::string_view bytes, int64_t end_ns);
 
   std::span<const Request> requests() const { return requests_; }
   size_t size() const { return requests_.size(); }

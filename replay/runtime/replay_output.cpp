@@ -114,6 +114,7 @@ nlohmann::json ReplaySummary::to_json() const {
   j["mismatched"] = mismatched;
   j["mismatched_by_call"] = mismatched_by_call;
   j["dependency_waits"] = dependency_waits;
+  j["replay_processes"] = replay_processes;
   j["issue_error_p50_ns"] = issue_error_p50_ns;
   j["issue_error_p99_ns"] = issue_error_p99_ns;
   j["issue_error_max_ns"] = issue_error_max_ns;
@@ -150,6 +151,7 @@ std::string ReplaySummary::to_text() const {
   o += fmt::format("  mismatched  {}\n", mismatched);
   for (auto& [k, v] : mismatched_by_call) o += fmt::format("    {:<28} {}\n", k, v);
   o += fmt::format("  dependency waits {}\n", dependency_waits);
+  if (replay_processes > 1) o += fmt::format("  replay processes {} (one per traced process)\n", replay_processes);
   o += fmt::format("  issue error p50 {}  p99 {}  max {}  mean {}\n",
                    format_duration_ns(static_cast<double>(issue_error_p50_ns)),
                    format_duration_ns(static_cast<double>(issue_error_p99_ns)),

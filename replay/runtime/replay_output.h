@@ -41,6 +41,7 @@ struct ReplaySummary {
   uint64_t skipped = 0;
   uint64_t mismatched = 0;
   uint64_t dependency_waits = 0;  // dependency checks that found the dependency not yet done
+  uint64_t replay_processes = 0;  // OS processes that ran replay threads (EngineResult::replay_processes)
   std::map<std::string, uint64_t> skipped_by_reason;
   std::map<std::string, uint64_t> unsupported_by_name;
   std::map<std::string, uint64_t> mismatched_by_call;

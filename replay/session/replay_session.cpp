@@ -78,6 +78,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   eo.timing = o.timing;
   eo.realtime = o.realtime;
   eo.coordinator_chain = o.coordinator_chain;
+  eo.processes = o.processes;
   eo.uring = &uring;
   std::unique_ptr<capture::ebpf::SelfCallTimer> timer;
   ResolutionCalibration calibration;
@@ -85,7 +86,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
     auto started = capture::ebpf::SelfCallTimer::start();
     if (!started.ok()) throw Error("--time-with ebpf: " + started.error());
     timer = std::move(started.value());
-    uring.keep_issue_begins();  // to find each call on a name's path walk (kernel_timing.h)
+    uring.keep_issue_begins(o.processes);  // to find each call on a name's path walk (kernel_timing.h)
     eo.record_os_threads = true;  // whose calls are each request's (kernel_timing.h)
     calibration = calibrate_resolution(sandbox);
   }
@@ -126,6 +127,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
         summarize_replay(plan.trace, res.log, res.stats, res.dependency_waits, res.wall_ns, bias).fidelity;
     s.fidelity_user_space->timed_with = call_timer_name(CallTimer::kUserSpace);
   }
+  s.replay_processes = res.replay_processes;
   s.engine = o.engine_name;
   s.ordering = std::string(ordering_name(plan.ordering));
   s.timing = timing_name(o.timing);
@@ -137,7 +139,8 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
                 {"engine", s.engine},        {"ordering", s.ordering},
                 {"timing", s.timing},        {"root", o.root},
                 {"init", o.init},            {"drop_caches", o.drop_caches},
-                {"realtime", o.realtime},    {"init_report", init_json},
+                {"realtime", o.realtime},    {"processes", o.processes},
+                {"init_report", init_json},
                 {"uring", uring_json},       {"timer_bias", (kernel_timed ? trace::TimerBias{} : bias).to_json()},
                 {"timed_with", call_timer_name(o.time_with)}};
   if (kernel_timing) h.settings["kernel_timing"] = kernel_timing->to_json();

@@ -32,6 +32,7 @@ struct SessionOptions {
   bool drop_caches = false;
   bool realtime = false;
   bool coordinator_chain = false;  // EngineOptions::coordinator_chain
+  bool processes = false;          // EngineOptions::processes
   TimingSpec timing;
   CallTimer time_with = CallTimer::kUserSpace;
   UringMode uring = UringMode::kAuto;  // io_uring requests: through rings or as plain calls (exec_uring.h)

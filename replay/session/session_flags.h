@@ -23,6 +23,11 @@ inline void add_session_flags(CLI::App& app, SessionOptions& o) {
                "With --force: also into a mount point, a home directory or a tree rastro did not make (never /)");
   app.add_flag("--drop-caches", o.drop_caches, "sync and drop page/dentry/inode caches before the run");
   app.add_flag("--rt", o.realtime, "Run replay threads SCHED_FIFO (warns if not permitted)");
+  app.add_flag("--processes", o.processes,
+               "Replay each traced process in a process of its own, forked where the trace forks, instead of as "
+               "threads of one replayer: its memory calls get an address space of their own, as the traced "
+               "process had (workers engine and compiled replayers; not with --mpi, io_uring rings or a "
+               "ThreadSanitizer build)");
   app.add_option("-o,--output", o.out, "Replayed trace (uniform format, replayer-side times: .rastro, .tsv, .csv)")
       ->required();
   app.add_option("--summary-json", o.summary_json, "Write the end-of-run summary as JSON");

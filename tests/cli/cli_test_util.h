@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <cctype>
 #include <string>
 #include <thread>
 #include <vector>
@@ -78,6 +79,13 @@ inline CliRun rastro(const std::string& args) {
   r.err = ss.str();
   unlink(err_path);
   return r;
+}
+
+// A test parameter such as "workers --processes" as a gtest name: "workers__processes".
+inline std::string param_name(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
 }
 
 inline std::string slurp(const std::string& path) {

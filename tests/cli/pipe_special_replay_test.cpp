@@ -66,6 +66,8 @@ TEST_P(PipeAndSpecialFileReplay, EveryReadAndWriteGetsItsTracedResult) {
   EXPECT_GT(data_calls, 200u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, PipeAndSpecialFileReplay, ::testing::Values("workers", "coordinator"));
+INSTANTIATE_TEST_SUITE_P(Engines, PipeAndSpecialFileReplay,
+                         ::testing::Values("workers", "coordinator", "workers --processes"),
+                         [](const auto& p) { return rastro::cli_test::param_name(p.param); });
 
 }  // namespace

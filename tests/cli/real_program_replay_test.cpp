@@ -97,6 +97,12 @@ TEST_P(RealProgramReplay, FewMismatchesDependenciesRespectedNothingOutsideTheRoo
   const auto& s = rep.summary;
   const auto replayed = s["replayed"].get<uint64_t>(), mismatched = s["mismatched"].get<uint64_t>();
   EXPECT_GT(replayed, 100u) << s.dump();
+  // One replay process per traced process with --processes (make runs a shell per rule); else one.
+  if (engine.find("--processes") != std::string::npos) {
+    EXPECT_GE(s["replay_processes"].get<uint64_t>(), program == "make" ? 5u : 1u) << s.dump();
+  } else {
+    EXPECT_EQ(s["replay_processes"].get<uint64_t>(), 1u) << s.dump();
+  }
   EXPECT_LE(static_cast<double>(mismatched), kMaxMismatchRate * static_cast<double>(replayed))
       << program << ": " << s["mismatched_by_call"].dump();
   std::printf("%s, %s engine: %llu replayed, %llu mismatched %s, %llu skipped %s\n", program.c_str(), engine.c_str(),
@@ -131,9 +137,9 @@ TEST_P(RealProgramReplay, FewMismatchesDependenciesRespectedNothingOutsideTheRoo
 
 INSTANTIATE_TEST_SUITE_P(Programs, RealProgramReplay,
                          ::testing::Combine(::testing::Values("tar", "sqlite3", "make"),
-                                            ::testing::Values("workers", "coordinator")),
+                                            ::testing::Values("workers", "coordinator", "workers --processes")),
                          [](const auto& p) {
-                           return std::get<0>(p.param) + "_" + std::get<1>(p.param);
+                           return rastro::cli_test::param_name(std::get<0>(p.param) + "_" + std::get<1>(p.param));
                          });
 
 TEST(InferCli, FiguresCountEveryRequestAndThePlanJsonListsThem) {
@@ -191,4 +197,5 @@ TEST_P(ReplayBrokenPipe, TheWriteGetsEpipeAndTheReplayFinishes) {
   EXPECT_TRUE(fs::exists(d.path + "/root" + d.path + "/after.txt")) << s.dump();
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, ReplayBrokenPipe, ::testing::Values("workers", "coordinator"));
+INSTANTIATE_TEST_SUITE_P(Engines, ReplayBrokenPipe, ::testing::Values("workers", "coordinator", "workers --processes"),
+                         [](const auto& p) { return rastro::cli_test::param_name(p.param); });

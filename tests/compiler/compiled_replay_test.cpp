@@ -142,33 +142,38 @@ TEST_P(CompiledRealProgram, MatchesWorkersCallForCall) {
   const std::string ref = d + "/ref.rastro";
   ASSERT_EQ(sh(fmt::format("ASAN_OPTIONS=detect_leaks=0 {} capture -b ptrace -q -o {} -- {}", RASTRO_EXE, q(ref), cmd)), 0);
   ASSERT_EQ(sh(fmt::format("{} compile -O fs -T fullspeed {} -o {} --build", RASTRO_EXE, q(ref), q(d + "/c"))), 0);
-  ASSERT_EQ(sh(fmt::format("{} --root {} --init -o {} --summary-json {}", q(d + "/c/replay"), q(d + "/cr"),
-                           q(d + "/compiled.rastro"), q(d + "/cs.json"))), 0);
   ASSERT_EQ(sh(fmt::format("{} replay -O fs -T fullspeed -e workers --root {} --init {} -o {} --summary-json {}",
                            RASTRO_EXE, q(d + "/wr"), q(ref), q(d + "/workers.rastro"), q(d + "/ws.json"))), 0);
-  trace::Trace compiled = trace::read_trace(d + "/compiled.rastro");
   trace::Trace workers = trace::read_trace(d + "/workers.rastro");
-  EXPECT_EQ(calls_by_thread(compiled), calls_by_thread(workers));
-  ASSERT_EQ(compiled.events.size(), workers.events.size());
-  for (size_t i = 0; i < compiled.events.size(); ++i) {
-    const auto& c = compiled.events[i];
-    const auto& w = workers.events[i];
-    EXPECT_EQ(c.flags & (trace::kEventReplayed | trace::kEventSkipped), w.flags & (trace::kEventReplayed | trace::kEventSkipped))
-        << i << " " << trace::function_name(c, compiled.strings);
-    // F_GETFL reads the status flags of an open file description that make and its children
-    // share (the jobserver pipe); the fs ordering does not order fcntl calls of different
-    // processes, so what it returns is a race in either replayer (and was one in the trace).
-    if (trace::function_name(c, compiled.strings) == "fcntl" && c.arg(1).value == F_GETFL) continue;
-    EXPECT_EQ(c.flags & trace::kEventMismatch, w.flags & trace::kEventMismatch) << i << " " << trace::function_name(c, compiled.strings);
-    if (c.failed() || w.failed()) {
-      EXPECT_EQ(c.rvalue, w.rvalue) << i << " " << trace::function_name(c, compiled.strings);
-    }
-  }
-  auto cs = nlohmann::json::parse(std::ifstream(d + "/cs.json"));
   auto ws = nlohmann::json::parse(std::ifstream(d + "/ws.json"));
-  for (const char* k : {"replayed", "skipped"}) EXPECT_EQ(cs[k], ws[k]) << k;
-  EXPECT_GT(cs["replayed"].get<int>(), 100);
-  expect_dependencies_respected(trace::read_trace(ref), compiled);
+  // As threads of one replayer, and with each traced process in a replay process of its own.
+  for (const std::string processes : {"", " --processes"}) {
+    SCOPED_TRACE("compiled" + processes);
+    const std::string root = d + "/cr" + (processes.empty() ? "" : "p");
+    ASSERT_EQ(sh(fmt::format("{}{} --root {} --init -o {} --summary-json {}", q(d + "/c/replay"), processes, q(root),
+                             q(d + "/compiled.rastro"), q(d + "/cs.json"))), 0);
+    trace::Trace compiled = trace::read_trace(d + "/compiled.rastro");
+    EXPECT_EQ(calls_by_thread(compiled), calls_by_thread(workers));
+    ASSERT_EQ(compiled.events.size(), workers.events.size());
+    for (size_t i = 0; i < compiled.events.size(); ++i) {
+      const auto& c = compiled.events[i];
+      const auto& w = workers.events[i];
+      EXPECT_EQ(c.flags & (trace::kEventReplayed | trace::kEventSkipped), w.flags & (trace::kEventReplayed | trace::kEventSkipped))
+          << i << " " << trace::function_name(c, compiled.strings);
+      // F_GETFL reads the status flags of an open file description that make and its children
+      // share (the jobserver pipe); the fs ordering does not order fcntl calls of different
+      // processes, so what it returns is a race in either replayer (and was one in the trace).
+      if (trace::function_name(c, compiled.strings) == "fcntl" && c.arg(1).value == F_GETFL) continue;
+      EXPECT_EQ(c.flags & trace::kEventMismatch, w.flags & trace::kEventMismatch) << i << " " << trace::function_name(c, compiled.strings);
+      if (c.failed() || w.failed()) {
+        EXPECT_EQ(c.rvalue, w.rvalue) << i << " " << trace::function_name(c, compiled.strings);
+      }
+    }
+    auto cs = nlohmann::json::parse(std::ifstream(d + "/cs.json"));
+    for (const char* k : {"replayed", "skipped"}) EXPECT_EQ(cs[k], ws[k]) << k;
+    EXPECT_GT(cs["replayed"].get<int>(), 100);
+    expect_dependencies_respected(trace::read_trace(ref), compiled);
+  }
   fs::remove_all(d);
 }
 

@@ -3,6 +3,9 @@
 // requests sharing its futex word complete around it (one word holds 16 requests).
 #include "replay/runtime/completion_flag.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <thread>
 #include <vector>
 
@@ -54,6 +57,28 @@ TEST(CompletionFlags, EachRequestHasItsOwnFlag) {
   done.complete(16);
   done.complete(39);
   EXPECT_TRUE(done.done(16) && done.done(17) && done.done(39) && !done.done(18));
+}
+
+
+// Made across processes (EngineOptions::processes), the flags are one memory for a forked process
+// and its parent, and a sleeper in one is woken by a completion in the other (shared futexes: a
+// private futex would leave the child asleep, and its alarm would kill it).
+TEST(CompletionFlags, AcrossProcessesAForkedWaiterIsWokenByItsParent) {
+  CompletionFlags done(64, true);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(10);
+    done.wait(40, 0);  // straight to the futex
+    done.complete(41);
+    _exit(done.done(40) ? 0 : 1);
+  }
+  usleep(50'000);  // the child is asleep on the word of 40 by now (if not, it finds it done)
+  done.complete(40);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  EXPECT_TRUE(done.done(41)) << "the child's completion is in the parent's memory";
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "capture/ebpf/ebpf_backend.h"
 #include "capture/ebpf/self_call_timer.h"
 #include "replay/engines/engine.h"
+#include "replay/engines/replay_threads.h"
 #include "replay/passes/replay_passes.h"
 #include "replay/runtime/exec_uring.h"
 #include "replay/runtime/fs_init.h"
@@ -56,7 +57,25 @@ trace::Trace file_calls_trace() {
   return b.take();
 }
 
-class KernelTimedEngines : public ::testing::TestWithParam<EngineKind> {};
+// An engine, and whether each traced process is replayed in a process of its own (the probes
+// follow the replay processes from their fork; the side array of issue times is shared with them).
+struct EngineCase {
+  EngineKind engine;
+  bool processes;
+};
+
+class KernelTimedEngines : public ::testing::TestWithParam<EngineCase> {
+ protected:
+  void SetUp() override {
+    if (GetParam().processes && !detail::kProcessesAvailable) GTEST_SKIP() << "ThreadSanitizer build: no replay processes";
+  }
+  EngineOptions options() const {
+    EngineOptions eo;
+    eo.record_os_threads = true;
+    eo.processes = GetParam().processes;
+    return eo;
+  }
+};
 
 TEST_P(KernelTimedEngines, EveryExecutedCallGetsAKernelSpanInsideItsUserSpan) {
   if (!ebpf_missing().empty()) GTEST_SKIP() << "eBPF cannot run here";
@@ -67,9 +86,8 @@ TEST_P(KernelTimedEngines, EveryExecutedCallGetsAKernelSpanInsideItsUserSpan) {
 
   auto timer = capture::ebpf::SelfCallTimer::start();
   ASSERT_TRUE(timer.ok()) << timer.error();
-  EngineOptions eo;
-  eo.record_os_threads = true;
-  EngineResult res = run_engine(GetParam(), plan, sb, eo);
+  EngineOptions eo = options();
+  EngineResult res = run_engine(GetParam().engine, plan, sb, eo);
   capture::ebpf::SelfCallTimes times = timer.value()->stop();
   // Each request says which OS thread issued it, one of the replay's own.
   ASSERT_EQ(res.os_threads.size(), plan.requests.size());
@@ -122,15 +140,14 @@ TEST_P(KernelTimedEngines, ACallOnANameGetsItsPathWalkAndItsCall) {
   SandboxResolver sb(root.path());
   create_initial_state(sb, plan_initial_state(plan.trace));
   UringReplay uring(plan, UringMode::kPlain);
-  uring.keep_issue_begins();
-  EngineOptions eo;
+  uring.keep_issue_begins(GetParam().processes);
+  EngineOptions eo = options();
   eo.uring = &uring;
-  eo.record_os_threads = true;
 
   auto timer = capture::ebpf::SelfCallTimer::start();
   ASSERT_TRUE(timer.ok()) << timer.error();
   const ResolutionCalibration cal = calibrate_resolution(sb);
-  EngineResult res = run_engine(GetParam(), plan, sb, eo);
+  EngineResult res = run_engine(GetParam().engine, plan, sb, eo);
   capture::ebpf::SelfCallTimes times = timer.value()->stop();
   const std::vector<RequestRecord> user = res.records();
   std::vector<RequestRecord> records = user;
@@ -187,11 +204,10 @@ TEST_P(KernelTimedEngines, AnFcntlOrDupOfAPipeIsItsOneCall) {
   Plan plan = infer_plan(pipe_fcntl_trace(), Ordering::kFs).take();
   testing::TempDir root;
   SandboxResolver sb(root.path());
-  EngineOptions eo;
-  eo.record_os_threads = true;
+  EngineOptions eo = options();
   auto timer = capture::ebpf::SelfCallTimer::start();
   ASSERT_TRUE(timer.ok()) << timer.error();
-  EngineResult res = run_engine(GetParam(), plan, sb, eo);
+  EngineResult res = run_engine(GetParam().engine, plan, sb, eo);
   capture::ebpf::SelfCallTimes times = timer.value()->stop();
   std::vector<RequestRecord> records = res.records();
   for (size_t r = 0; r < records.size(); ++r)
@@ -204,8 +220,12 @@ TEST_P(KernelTimedEngines, AnFcntlOrDupOfAPipeIsItsOneCall) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, KernelTimedEngines,
-                         ::testing::Values(EngineKind::kWorkers, EngineKind::kCoordinator),
-                         [](const auto& p) { return std::string(engine_name(p.param)); });
+                         ::testing::Values(EngineCase{EngineKind::kWorkers, false},
+                                           EngineCase{EngineKind::kCoordinator, false},
+                                           EngineCase{EngineKind::kWorkers, true}),
+                         [](const auto& p) {
+                           return std::string(engine_name(p.param.engine)) + (p.param.processes ? "_processes" : "");
+                         });
 
 }  // namespace
 }  // namespace rastro::replay

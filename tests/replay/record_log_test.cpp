@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -109,6 +110,57 @@ TEST(RecordLog, ManyThreadsInterleavedOverManyChunks) {
   // Compact: the typical record here is ~8 bytes, against 40 for a RequestRecord.
   EXPECT_LT(log.bytes(), rec.size() * 16);
   EXPECT_GT(log.bytes(), size_t{kThreads} * (size_t{64} << 10));  // every thread is past its first chunks
+}
+
+// A replay process hands its threads' streams to the engine's process (EngineOptions::processes):
+// a log made of adopted streams — some threads' taken, the others appended here, some streams
+// longer than a chunk — reads back every record, and appending after adopting goes on from it.
+TEST(RecordLog, StreamsAdoptedFromAnotherLogReadBackWhole) {
+  std::mt19937_64 rng(17);
+  constexpr uint32_t kThreads = 6;
+  std::vector<uint32_t> thread_of;
+  for (int r = 0; r < 30'000; ++r) thread_of.push_back(static_cast<uint32_t>(rng() % kThreads));
+  const auto q = requests_of_threads(thread_of);
+  std::vector<RequestRecord> rec;
+  std::vector<int64_t> now(kThreads, 5'000'000'000);
+  for (uint32_t t : thread_of) {
+    RequestRecord x;
+    x.planned_ns = now[t] + static_cast<int64_t>(rng() % 1000);
+    x.begin_ns = x.planned_ns + static_cast<int64_t>(rng() % 700);
+    x.end_ns = x.begin_ns + static_cast<int64_t>(rng() % 90'000);
+    x.rvalue = static_cast<int64_t>(rng() % 9000) - 100;
+    now[t] = x.end_ns;
+    rec.push_back(x);
+  }
+  RecordLog there(q);  // the replay process's
+  for (size_t r = 0; r < q.size(); ++r) there.append(q[r].thread, rec[r]);
+  RecordLog here(q);  // the engine's: threads 0-2 adopted, 3-5 its own
+  for (size_t r = 0; r < q.size(); ++r)
+    if (q[r].thread >= 3) here.append(q[r].thread, rec[r]);
+  for (uint32_t t = 0; t < 3; ++t) {
+    const std::string bytes = there.stream_bytes(t);
+    EXPECT_GT(bytes.size(), size_t{256}) << "more than one chunk";
+    here.adopt_stream(t, bytes, there.stream_end(t));
+  }
+  const auto got = here.decode();
+  ASSERT_EQ(got.size(), rec.size());
+  for (size_t r = 0; r < rec.size(); ++r) expect_same(got[r], rec[r], r);
+  // Appending to an adopted stream continues it: the deltas start from its last end.
+  std::vector<uint32_t> more = thread_of;
+  more.push_back(0);
+  const auto q2 = requests_of_threads(more);
+  RecordLog longer(q2);
+  for (uint32_t t = 0; t < kThreads; ++t) longer.adopt_stream(t, there.stream_bytes(t), there.stream_end(t));
+  RequestRecord last;
+  last.planned_ns = now[0] + 10;
+  last.begin_ns = now[0] + 20;
+  last.end_ns = now[0] + 30;
+  last.rvalue = 7;
+  longer.append(0, last);
+  const auto got2 = longer.decode();
+  ASSERT_EQ(got2.size(), q2.size());
+  expect_same(got2.back(), last, q2.size() - 1);
+  expect_same(got2[100], rec[100], 100);
 }
 
 // A ring request is logged with its provisional record and completed after the run; the others

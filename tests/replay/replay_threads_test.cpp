@@ -10,20 +10,29 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <future>
+#include <set>
+#include <sstream>
 #include <thread>
 #include <utility>
+
+#include "common/error.h"
 
 #include <gtest/gtest.h>
 
 #include "replay/engines/engine.h"
 #include "replay/engines/replay_threads.h"
 #include "replay/runtime/process_state.h"
+#include "replay/runtime/timing.h"
 #include "replay_test_util.h"
 
 namespace rastro::replay {
@@ -164,6 +173,104 @@ TEST(ReplayThreads, AForkedChildKeepsItsFdsWhateverItsParentDoesAfterTheFork) {
     EXPECT_EQ(res.stats.mismatched, 0u);
     EXPECT_EQ(std::filesystem::file_size(root.sub("a")), 100u);
     EXPECT_EQ(std::filesystem::file_size(root.sub("b")), 50u);
+  }
+  if (!detail::kProcessesAvailable) return;
+  // The same with each traced process in a replay process of its own: the fork itself gives the
+  // child its parent's fds.
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  Plan plan = testing::hand_plan(tr, true);
+  EngineOptions o;
+  o.processes = true;
+  EngineResult res = run_engine(EngineKind::kWorkers, plan, sb, o);
+  EXPECT_EQ(res.replay_processes, 2u);
+  EXPECT_EQ(res.stats.skipped_total(), 0u);
+  EXPECT_EQ(res.stats.mismatched, 0u);
+  EXPECT_EQ(std::filesystem::file_size(root.sub("a")), 100u);
+  EXPECT_EQ(std::filesystem::file_size(root.sub("b")), 50u);
+}
+
+// EngineOptions::processes: each traced process is replayed in an OS process of its own, its
+// threads are threads of it, and what they did comes back whole (records, counters, OS threads).
+TEST(ReplayThreads, WithProcessesEachTracedProcessIsAReplayProcessOfItsOwn) {
+  if (!detail::kProcessesAvailable) GTEST_SKIP() << "ThreadSanitizer build: no replay processes (replay_threads.h)";
+  for (bool processes : {false, true}) {
+    SCOPED_TRACE(processes ? "processes" : "threads");
+    testing::TempDir root;
+    SandboxResolver sb(root.path());
+    Plan plan = testing::hand_plan(two_processes_three_threads(), false);
+    EngineOptions o;
+    o.processes = processes;
+    o.record_os_threads = true;
+    EngineResult res = run_engine(EngineKind::kWorkers, plan, sb, o);
+    EXPECT_EQ(res.replay_processes, processes ? 2u : 1u);
+    EXPECT_EQ(res.stats.executed, 6u);  // 3 opens, 3 writes (the clone and the fork: structure)
+    EXPECT_EQ(res.stats.skipped_total(), 0u);
+    EXPECT_EQ(res.stats.mismatched, 0u);
+    EXPECT_EQ(std::filesystem::file_size(root.sub("p1")), 10u);
+    EXPECT_EQ(std::filesystem::file_size(root.sub("t11")), 20u);
+    EXPECT_EQ(std::filesystem::file_size(root.sub("p2")), 30u);
+    // Every request's record came back, with the rvalue it had.
+    const std::vector<RequestRecord> recs = res.records();
+    ASSERT_EQ(recs.size(), plan.requests.size());
+    for (size_t r = 0; r < recs.size(); ++r) {
+      const trace::Event& e = plan.trace.events[plan.requests[r].event];
+      EXPECT_GT(recs[r].end_ns, 0) << r;
+      if (trace::function_name(e, plan.trace.strings) == "write") {
+        EXPECT_EQ(recs[r].rvalue, e.rvalue) << r;
+      }
+    }
+    // Three OS threads, one per traced thread.
+    std::set<int32_t> tids(res.os_threads.begin(), res.os_threads.end());
+    EXPECT_EQ(tids.size(), 3u);
+    EXPECT_EQ(tids.count(0), 0u);
+  }
+}
+
+// A replay process that dies (here: killed while its thread waits out a 3 s think gap) ends the
+// replay with an error naming its traced process, promptly: its parent, which waits for it, and
+// the engine are not left waiting for requests it will never complete.
+TEST(ReplayThreads, AReplayProcessThatDiesEndsTheReplayWithAnError) {
+  if (!detail::kProcessesAvailable) GTEST_SKIP() << "ThreadSanitizer build: no replay processes (replay_threads.h)";
+  TraceBuilder b;
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/a"});
+  b.add(1, 1, "fork", {}, 2);
+  b.add(2, 2, "write", {3, 0, 10}, 10);
+  b.add(2, 2, "write", {3, 0, 10}, 10, {}, b.clock + 3'000'000'000);  // 3 s later
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  Plan plan = testing::hand_plan(b.take(), false);
+  EngineOptions o;
+  o.processes = true;
+  o.timing = parse_timing("think").take();
+  auto replay = std::async(std::launch::async, [&] { return run_engine(EngineKind::kWorkers, plan, sb, o); });
+  // The engine's child is traced process 1's replay process; its child, traced process 2's. (A
+  // process's children are listed per thread: the one that forked them.)
+  auto children_of = [](pid_t pid) {
+    std::vector<pid_t> v;
+    std::error_code ec;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+      std::ifstream in(task.path() / "children");
+      for (pid_t c; in >> c;) v.push_back(c);
+    }
+    return v;
+  };
+  pid_t victim = 0;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (victim == 0 && std::chrono::steady_clock::now() < give_up) {
+    for (pid_t p1 : children_of(getpid()))
+      for (pid_t p2 : children_of(p1)) victim = p2;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_NE(victim, 0) << "no replay process of traced process 2 appeared";
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  ASSERT_EQ(replay.wait_for(std::chrono::seconds(20)), std::future_status::ready) << "the replay hung";
+  try {
+    replay.get();
+    ADD_FAILURE() << "a replay whose process was killed succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("traced process 2 ended before its last request"), std::string::npos)
+        << e.what();
   }
 }
 
