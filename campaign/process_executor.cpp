@@ -13,6 +13,7 @@
 
 #include "campaign/cache_state.h"
 #include "campaign/cpu_pinning.h"
+#include "campaign/deferred_deletion.h"
 #include "campaign/fio_job.h"
 #include "campaign/measurement.h"
 #include "campaign/mpi_job_measurement.h"
@@ -85,6 +86,7 @@ class ProcessExecutor final : public RunExecutor {
   ProcessExecutor(CampaignConfig config, std::string work_dir)
       : config_(std::move(config)), work_(std::move(work_dir)), self_(self_executable()) {
     fs::create_directories(work_);
+    trash_ = std::make_unique<DeferredDeletion>(work_ + "/.trash", deferred_deletion_options(work_));
   }
 
   std::string unavailable(const std::string& instrument) override {
@@ -111,8 +113,8 @@ class ProcessExecutor final : public RunExecutor {
   RunOutcome execute(const RunSpec& run) override {
     RunOutcome outcome;
     std::string dir = fmt::format("{}/run-{:016x}", work_, std::hash<std::string>{}(run.key));
-    std::error_code ec;
-    fs::remove_all(dir, ec);
+    trash_->discard(dir);  // an interrupted run's
+    trash_->before_run();
     fs::create_directories(dir);
     outcome.environment = collect_environment(dir);
     std::unique_ptr<BackgroundProcess> load;
@@ -139,7 +141,7 @@ class ProcessExecutor final : public RunExecutor {
       outcome.error = e.what();
     }
     if (load) load->stop();
-    fs::remove_all(dir, ec);  // traces and data files are large; the measurements are stored
+    trash_->discard(dir);  // traces and data files are large; the measurements are stored
     return outcome;
   }
 
@@ -251,12 +253,12 @@ class ProcessExecutor final : public RunExecutor {
     if (fs::exists(path)) return path;
     fs::create_directories(work_ + "/originals");
     std::string data = work_ + "/originals/data", tmp = path + ".tmp";
-    std::error_code ec;
-    fs::remove_all(data, ec);
+    trash_->discard(data);
+    trash_->before_run();  // the original is a run of its own
     if (config_.kind == CampaignKind::kMpi) {
       if (run.cache == "cold") set_cache_state(run, data);
       capture_job(run, data, tmp + ".ranks", tmp);
-      fs::remove_all(tmp + ".ranks", ec);
+      trash_->discard(tmp + ".ranks");
     } else if (run.type == "fileserver") {
       run_step(macro_args(run, data, original_seed(run), tmp), "original fileserver run");
     } else {
@@ -267,7 +269,7 @@ class ProcessExecutor final : public RunExecutor {
       check_still_warm(run, data);
     }
     fs::rename(tmp, path);
-    fs::remove_all(data, ec);
+    trash_->discard(data);
     return path;
   }
 
@@ -479,6 +481,8 @@ class ProcessExecutor final : public RunExecutor {
   CampaignConfig config_;
   std::string work_;
   std::string self_;
+  // Run directories are set aside, not deleted before the next run (deferred_deletion.h).
+  std::unique_ptr<DeferredDeletion> trash_;
 };
 
 }  // namespace
