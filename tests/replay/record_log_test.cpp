@@ -27,6 +27,13 @@ std::vector<Request> requests_of_threads(const std::vector<uint32_t>& threads) {
   return q;
 }
 
+// `n` requests, each of one of `threads` threads at random.
+std::vector<uint32_t> random_threads(std::mt19937_64& rng, int n, uint32_t threads) {
+  std::vector<uint32_t> thread_of;
+  for (int r = 0; r < n; ++r) thread_of.push_back(static_cast<uint32_t>(rng() % threads));
+  return thread_of;
+}
+
 void expect_same(const RequestRecord& got, const RequestRecord& want, size_t r) {
   EXPECT_EQ(got.planned_ns, want.planned_ns) << "request " << r;
   EXPECT_EQ(got.begin_ns, want.begin_ns) << "request " << r;
@@ -78,8 +85,7 @@ TEST(RecordLog, EverySkipReasonReadsBack) {
 TEST(RecordLog, ManyThreadsInterleavedOverManyChunks) {
   std::mt19937_64 rng(16);
   constexpr uint32_t kThreads = 20;
-  std::vector<uint32_t> thread_of;
-  for (int r = 0; r < 200'000; ++r) thread_of.push_back(static_cast<uint32_t>(rng() % kThreads));
+  const std::vector<uint32_t> thread_of = random_threads(rng, 200'000, kThreads);
   const auto q = requests_of_threads(thread_of);
   std::vector<int64_t> now(kThreads, 1'000'000'000);
   std::vector<RequestRecord> rec;
@@ -118,8 +124,7 @@ TEST(RecordLog, ManyThreadsInterleavedOverManyChunks) {
 TEST(RecordLog, StreamsAdoptedFromAnotherLogReadBackWhole) {
   std::mt19937_64 rng(17);
   constexpr uint32_t kThreads = 6;
-  std::vector<uint32_t> thread_of;
-  for (int r = 0; r < 30'000; ++r) thread_of.push_back(static_cast<uint32_t>(rng() % kThreads));
+  const std::vector<uint32_t> thread_of = random_threads(rng, 30'000, kThreads);
   const auto q = requests_of_threads(thread_of);
   std::vector<RequestRecord> rec;
   std::vector<int64_t> now(kThreads, 5'000'000'000);
