@@ -1,6 +1,5 @@
 #include "replay/engines/replay_threads.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -15,7 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 
 #include "common/error.h"
 #include "replay/runtime/process_state.h"
@@ -118,6 +117,12 @@ void ReplayThreads::start() {
 
 std::string ReplayThreads::outcome_path(int slot) const { return dir_ + "/" + std::to_string(slot); }
 
+// What replay process `slot` left ("" if nothing): "+" and its encoded threads, or "-" and why it failed.
+std::string ReplayThreads::outcome(int slot) const {
+  std::ifstream in(outcome_path(slot), std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 void ReplayThreads::fork_process(Process& p) {
   const pid_t pid = ::fork();
   if (pid == 0) run_process(p);
@@ -156,8 +161,7 @@ void ReplayThreads::run_process(Process& p) {
   } catch (const std::exception& e) {
     error = e.what();
   }
-  // The outcome: "+" and the encoded threads, or "-" and what went wrong.
-  {
+  {  // (outcome())
     std::ofstream out(outcome_path(p.slot), std::ios::binary | std::ios::trunc);
     out << (error.empty() ? '+' : '-') << (error.empty() ? outcome : error);
     out.flush();
@@ -250,8 +254,7 @@ void ReplayThreads::watch_processes() {
     pidfds[i] = -1;
     const uint32_t state = slots_[i].state.load();
     if (state == kFinished || !failed.empty()) return;
-    std::ifstream in(outcome_path(static_cast<int>(i)), std::ios::binary);
-    std::string why((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string why = outcome(static_cast<int>(i));
     failed = "the replay process of traced process " + traced_pid(i) +
              (state == kFailed && why.size() > 1 ? " failed: " + why.substr(1)
                                                  : " ended before its last request (killed, or crashed)");
@@ -304,10 +307,7 @@ void ReplayThreads::join_processes() {
   local_->children.clear();
   if (!local_->error.empty()) throw Error("replay: " + local_->error);
   for (size_t i = 0; i < slots_.size(); ++i) {
-    std::ifstream in(outcome_path(static_cast<int>(i)), std::ios::binary);
-    std::stringstream buf;
-    buf << in.rdbuf();
-    const std::string bytes = buf.str();
+    const std::string bytes = outcome(static_cast<int>(i));
     if (bytes.empty()) throw Error("replay: replay process " + std::to_string(i) + " left no outcome in " + dir_);
     if (bytes[0] != '+') throw Error("replay: a replay process failed: " + bytes.substr(1));
     outcomes_.adopt(std::string_view(bytes).substr(1));

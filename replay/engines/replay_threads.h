@@ -150,6 +150,7 @@ class ReplayThreads {
   void fork_process(Process& p);
   [[noreturn]] void run_process(Process& p);  // in the forked process
   std::string outcome_path(int slot) const;
+  std::string outcome(int slot) const;
   void watch_processes();  // on the engine's process: until every replay process ended
   void join_processes();
 

@@ -63,8 +63,8 @@ void ThreadOutcomes::merge_into(EngineResult& res, const Plan& plan, bool record
   std::vector<int32_t> tids(slots_.size(), 0);
   std::set<int32_t> pids;
   for (size_t t = 0; t < slots_.size(); ++t) {
-    if (slots_[t].os_pid != 0) pids.insert(slots_[t].os_pid);
     const ThreadOutcome& o = slots_[t];
+    if (o.os_pid != 0) pids.insert(o.os_pid);
     res.stats.merge(o.stats);
     res.dependency_waits += o.dependency_waits;
     if (!o.warning.empty() && res.warnings.empty()) res.warnings.push_back(o.warning);

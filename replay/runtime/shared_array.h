@@ -23,7 +23,7 @@ class SharedArray {
 
  public:
   SharedArray() = default;
-  SharedArray(size_t n, bool across_processes) : n_(n), across_(across_processes) {
+  SharedArray(size_t n, bool across_processes) : n_(n) {
     if (n == 0) return;
     void* p = ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE,
                      (across_processes ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
@@ -40,7 +40,6 @@ class SharedArray {
       release();
       data_ = std::exchange(o.data_, nullptr);
       n_ = std::exchange(o.n_, 0);
-      across_ = o.across_;
     }
     return *this;
   }
@@ -49,7 +48,6 @@ class SharedArray {
 
   T& operator[](size_t i) const { return data_[i]; }
   size_t size() const { return n_; }
-  bool across_processes() const { return across_; }
 
  private:
   size_t bytes() const { return n_ * sizeof(T); }
@@ -59,7 +57,6 @@ class SharedArray {
   }
   T* data_ = nullptr;
   size_t n_ = 0;
-  bool across_ = false;
 };
 
 }  // namespace rastro::replay
