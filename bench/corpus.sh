@@ -32,9 +32,10 @@
 # against each other (rounds 1-2, 3-4, ...: what the program's own reruns can show).
 # -e CELLS replays only these replayer cells, comma-separated ENGINE-ORDERING (default all six:
 # workers-fs,workers-temporal,coordinator-fs,coordinator-temporal,compiled-fs,compiled-temporal);
-# many rounds of one cell cost a fraction of all six. ENGINE may also be workers_p or compiled_p:
-# that replayer with --processes (each traced process in a replay process of its own), e.g.
-# -e workers-fs,workers_p-fs puts both side by side on the same captures.
+# many rounds of one cell cost a fraction of all six. An ENGINE suffix _p replays with --processes
+# (each traced process in a replay process of its own), _w with --think-work memory (the threads
+# work on memory through their traced gaps; THINK_WORK=memory:SIZE sets another size), _p_w with
+# both: e.g. -e workers-fs,workers_p-fs puts threads and processes side by side on the same captures.
 # PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all of these eight), or the extra
 # programs sort cpa findgrep sedi fifo zip cmake perl procsub xz gccpipe gitclone vim node postgres
 # ninja patch debpkg sparse (named only). Needs root for eBPF.
@@ -68,7 +69,7 @@ while getopts "b:o:r:n:c:e:ktuh" opt; do
     n) runs=$OPTARG ;;
     c) rounds=$OPTARG ;;
     e) cells=$OPTARG ;;
-    *) sed -n '2,43p' "$0"; exit 2 ;;
+    *) sed -n '2,45p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -76,8 +77,8 @@ shift $((OPTIND - 1))
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "corpus: -c wants a count of rounds >= 1, not '$rounds'" >&2; exit 2; }
 [ $keep = 0 ] || [ "$rounds" = 1 ] || { echo "corpus: -c takes new captures; it does not go with -k" >&2; exit 2; }
 for cell in ${cells//,/ }; do
-  [[ $cell =~ ^(workers|coordinator|compiled|workers_p|compiled_p)-(fs|temporal)$ ]] ||
-    { echo "corpus: -e wants ENGINE-ORDERING cells (workers, coordinator, compiled, workers_p or compiled_p; fs or temporal), not '$cell'" >&2; exit 2; }
+  [[ $cell =~ ^(workers|coordinator|compiled)(_p)?(_w)?-(fs|temporal)$ ]] ||
+    { echo "corpus: -e wants ENGINE-ORDERING cells (workers, coordinator or compiled, with _p, _w or _p_w; fs or temporal), not '$cell'" >&2; exit 2; }
 done
 programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(git rsync make tarpipe python sqlite fio mmap)
@@ -271,7 +272,7 @@ for p in "${programs[@]}"; do
       { echo "$p: capture failed (see $work/capture.log)"; continue; }
     [ "$rounds" = 1 ] || cp "$work/trace.rastro" "$work/trace.round-$round.rastro"
   fi
-  for engine in workers coordinator compiled workers_p compiled_p; do
+  for engine in workers coordinator compiled workers_p compiled_p workers_w coordinator_w compiled_w workers_p_w compiled_p_w; do
     for ordering in fs temporal; do
      [[ ,$cells, == *,$engine-$ordering,* ]] || continue
      for _ in $(seq 1 "$runs"); do
@@ -280,15 +281,17 @@ for p in "${programs[@]}"; do
       # Every replay starts as its capture did, after a sync: the previous replay's root, just
       # moved aside, is otherwise still being written back while this one runs.
       sync
-      chain=""; if [ $engine = coordinator ] && [ $thesis = 0 ]; then chain=--coordinator-chain; fi
-      procs=""; if [[ $engine == *_p ]]; then procs=--processes; fi
+      base=${engine%%_*}
+      chain=""; if [ "$base" = coordinator ] && [ $thesis = 0 ]; then chain=--coordinator-chain; fi
+      procs=""; if [[ $engine == *_p || $engine == *_p_w ]]; then procs=--processes; fi
+      if [[ $engine == *_w ]]; then procs="$procs --think-work ${THINK_WORK:-memory}"; fi
       # shellcheck disable=SC2086  # $timer, $procs: the flag or nothing
-      if [ "${engine%_p}" = compiled ]; then
+      if [ "$base" = compiled ]; then
         "$rastro" compile -O $ordering -T think "$work/trace.rastro" -o "$r.c" --build > "$r.log" 2>&1 &&
           "$r.c/replay" --root "$r.root" --init $timer $procs -o "$r.rastro" --summary-json "$r.json" >> "$r.log" 2>&1 || true
       else
         # shellcheck disable=SC2086  # $chain, $timer, $procs: the flags or nothing
-        "$rastro" replay -e "${engine%_p}" $chain $timer $procs -O $ordering -T think "$work/trace.rastro" --root "$r.root" \
+        "$rastro" replay -e "$base" $chain $timer $procs -O $ordering -T think "$work/trace.rastro" --root "$r.root" \
           --init -o "$r.rastro" --summary-json "$r.json" > "$r.log" 2>&1 || true
       fi
       if [ ! -s "$r.json" ]; then printf '%-8s %-12s %-9s replay failed (see %s)\n' "$p" $engine $ordering "$r.log"; continue; fi

@@ -13,6 +13,7 @@ IssueSchedule::IssueSchedule(const Plan& plan, const ImplicitDeps& imp, const Ti
     end_ = SharedArray<int64_t>(plan.requests.size(), across_processes);
     traced_.reserve(plan.requests.size());
     for (uint32_t r = 0; r < plan.requests.size(); ++r) traced_.push_back(trace_times(plan, r));
+    think_ = ThinkBuffer(timing_.think_work);
   }
 }
 
@@ -50,7 +51,18 @@ int64_t IssueSchedule::planned_ns(uint32_t r, uint32_t prev, int64_t ready_ns) c
 
 int64_t IssueSchedule::await_issue(uint32_t r, uint32_t prev, int64_t ready_ns) const {
   const int64_t planned = planned_ns(r, prev, ready_ns);
-  if (timing_.policy != TimingPolicy::kFullspeed) wait_until(planned);
+  if (timing_.policy == TimingPolicy::kFullspeed) return planned;
+  if (think_.active() && prev != kNoRequest) {
+    // The thread ran its own code (or was preempted) from its previous call's end to r's begin in
+    // the trace: that part of the wait, right before r, is worked through; the rest is waited.
+    const auto own_gap = static_cast<int64_t>(
+        static_cast<double>(traced_[r].begin_ns - traced_[prev].end_ns) / timing_.speed);
+    if (own_gap > 0) {
+      wait_until(planned - own_gap);
+      think_.work_until(planned);
+    }
+  }
+  wait_until(planned);
   return planned;
 }
 

@@ -45,7 +45,8 @@ class IssueSchedule {
   // `prev`: the previous request of r's thread (kNoRequest: none), which the caller knows.
   // The schedule ends of r's dependencies must have been recorded (finish) and published.
   int64_t planned_ns(uint32_t r, uint32_t prev, int64_t ready_ns) const;
-  // planned_ns, after waiting until then.
+  // planned_ns, after waiting until then; with think work (think_work.h), the last part of the
+  // wait, as long as the thread's own traced gap before r, is spent working instead.
   int64_t await_issue(uint32_t r, uint32_t prev, int64_t ready_ns) const;
 
   // r ran and `rec` holds its planned time, replayed begin/end and outcome: records where r ends
@@ -65,6 +66,7 @@ class IssueSchedule {
   SharedArray<int64_t> begin_;
   SharedArray<int64_t> end_;
   std::vector<TracedTimes> traced_;  // each request's traced times (trace_times); empty at full speed
+  ThinkBuffer think_;                 // made before the replay threads start (and fork): shared
 };
 
 }  // namespace rastro::replay::detail

@@ -57,6 +57,7 @@ std::string timing_name(const TimingSpec& spec) {
     (void)ec;
     s += ":" + std::string(buf, p);
   }
+  if (spec.think_work.active()) s += "+" + think_work_name(spec.think_work);
   return s;
 }
 

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "common/error.h"
+#include "replay/runtime/think_work.h"
 
 namespace rastro::replay {
 
@@ -26,10 +27,12 @@ enum class TimingPolicy : uint8_t { kFullspeed, kTimestamp, kThink };
 struct TimingSpec {
   TimingPolicy policy = TimingPolicy::kFullspeed;
   double speed = 1.0;  // > 0; 2 = twice as fast as traced
+  ThinkWork think_work;  // what a thread does through its own traced gaps (think_work.h; not at full speed)
 };
 
 // "fullspeed", "timestamp", "timestamp:2", "think", "think:0.5".
 Result<TimingSpec> parse_timing(std::string_view text);
+// The policy, its speed and its think work: "think", "think:2", "think+memory:4MiB".
 std::string timing_name(const TimingSpec& spec);
 
 // How long before a deadline sleeping stops and spinning starts. Sleep wake-up latency on this

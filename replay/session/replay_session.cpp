@@ -52,6 +52,9 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   // for every engine and the compiled replayer, which all run through here.
   ::signal(SIGPIPE, SIG_IGN);
   const bool kernel_timed = o.time_with == CallTimer::kEbpf;
+  if (o.think_work.active() && o.timing.policy == TimingPolicy::kFullspeed)
+    throw Error("--think-work " + think_work_name(o.think_work) +
+                ": at full speed no call waits for its time (use -T think or -T timestamp)");
   require_call_timer(o);
   prepare_root(o);
   std::vector<std::string> warnings = o.warnings;
@@ -76,6 +79,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   const trace::TimerBias bias = measure_timer_bias();
   EngineOptions eo;
   eo.timing = o.timing;
+  eo.timing.think_work = o.think_work;
   eo.realtime = o.realtime;
   eo.coordinator_chain = o.coordinator_chain;
   eo.processes = o.processes;
@@ -130,7 +134,7 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
   s.replay_processes = res.replay_processes;
   s.engine = o.engine_name;
   s.ordering = std::string(ordering_name(plan.ordering));
-  s.timing = timing_name(o.timing);
+  s.timing = timing_name(eo.timing);
   s.warnings = warnings;
 
   trace::TraceHeader h;

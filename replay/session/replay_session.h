@@ -34,6 +34,7 @@ struct SessionOptions {
   bool coordinator_chain = false;  // EngineOptions::coordinator_chain
   bool processes = false;          // EngineOptions::processes
   TimingSpec timing;
+  ThinkWork think_work;  // --think-work: put into the timing (the compiled replayers' is fixed when compiled)
   CallTimer time_with = CallTimer::kUserSpace;
   UringMode uring = UringMode::kAuto;  // io_uring requests: through rings or as plain calls (exec_uring.h)
   std::string engine_name;     // "workers", "coordinator", "compiled"

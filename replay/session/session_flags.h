@@ -28,6 +28,12 @@ inline void add_session_flags(CLI::App& app, SessionOptions& o) {
                "threads of one replayer: its memory calls get an address space of their own, as the traced "
                "process had (workers engine and compiled replayers; not with --mpi, io_uring rings or a "
                "ThreadSanitizer build)");
+  app.add_option_function<std::string>(
+         "--think-work", [&o](const std::string& v) { o.think_work = parse_think_work(v).take(); },
+         "What a replay thread does through its traced thread's own time before each call (think or timestamp "
+         "timing): none = wait (the default); memory[:SIZE] = read a buffer of SIZE bytes (default 4M), a byte a "
+         "cache line, so the call finds the caches and TLB as cold as the program's own work left them")
+      ->type_name("MODE");
   app.add_option("-o,--output", o.out, "Replayed trace (uniform format, replayer-side times: .rastro, .tsv, .csv)")
       ->required();
   app.add_option("--summary-json", o.summary_json, "Write the end-of-run summary as JSON");

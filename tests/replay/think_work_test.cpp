@@ -1,0 +1,122 @@
+// Think work (replay/runtime/think_work.h): the option's text, and that a replay thread works on
+// memory through its own traced gap — checked by the kernel's count of the thread's time on a CPU
+// (/proc/thread-self/schedstat), which sleeping does not add to — and only through that gap.
+#include "replay/runtime/think_work.h"
+
+#include <fcntl.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "common/clock.h"
+#include "replay/engines/issue_schedule.h"
+#include "replay/runtime/timing.h"
+#include "replay_test_util.h"
+
+namespace rastro::replay {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+// The calling thread's time on a CPU so far, as the kernel counts it.
+int64_t thread_cpu_ns() {
+  std::ifstream schedstat("/proc/thread-self/schedstat");
+  int64_t run_ns = -1;
+  schedstat >> run_ns;  // "run_ns runqueue_wait_ns timeslices"
+  return run_ns;
+}
+
+TEST(ThinkWork, ParsesModesAndSizes) {
+  EXPECT_FALSE(parse_think_work("none").take().active());
+  ThinkWork w = parse_think_work("memory").take();
+  EXPECT_EQ(w.mode, ThinkWork::Mode::kMemory);
+  EXPECT_EQ(w.bytes, ThinkWork::kDefaultBytes);
+  EXPECT_EQ(parse_think_work("memory:64").take().bytes, 64u);
+  EXPECT_EQ(parse_think_work("memory:256K").take().bytes, 256u << 10);
+  EXPECT_EQ(parse_think_work("memory:8m").take().bytes, 8u << 20);
+  EXPECT_EQ(parse_think_work("memory:1G").take().bytes, 1u << 30);
+  EXPECT_EQ(think_work_name(parse_think_work("none").take()), "none");
+  EXPECT_EQ(think_work_name(parse_think_work("memory").take()), "memory:4MiB");
+  EXPECT_EQ(think_work_name(parse_think_work("memory:1536K").take()), "memory:1536KiB");
+  EXPECT_EQ(think_work_name(parse_think_work("memory:100").take()), "memory:100");
+  for (const char* bad : {"", "cpu", "none:4M", "memory:", "memory:0", "memory:63", "memory:2G", "memory:4X",
+                          "memory:-1", "memory:1.5M", "memory:M", "memory:99999999999999999999"}) {
+    auto r = parse_think_work(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().find(std::string("'") + bad + "'"), std::string::npos) << r.error();
+  }
+}
+
+TEST(ThinkWork, TheTimingNameSaysIt) {
+  TimingSpec t = parse_timing("think:2").take();
+  t.think_work = parse_think_work("memory:1M").take();
+  EXPECT_EQ(timing_name(t), "think:2+memory:1MiB");
+}
+
+TEST(ThinkBuffer, WorksOnACpuUntilTheDeadlineWhereWaitingSleeps) {
+  ThinkBuffer buffer(parse_think_work("memory:64K").take());  // 1024 lines: 50 ms go round it many times
+  ASSERT_TRUE(buffer.active());
+  int64_t cpu = thread_cpu_ns();
+  int64_t deadline = monotonic_ns() + 50 * kMs;
+  const uint64_t lines = buffer.work_until(deadline);
+  EXPECT_GE(monotonic_ns(), deadline - 1'000);
+  const int64_t worked = thread_cpu_ns() - cpu;
+  EXPECT_GT(lines, 1024u);
+  // On a CPU for most of it (a loaded machine may preempt the thread for a while).
+  EXPECT_GT(worked, 25 * kMs);
+
+  cpu = thread_cpu_ns();
+  deadline = monotonic_ns() + 50 * kMs;
+  wait_until(deadline);
+  const int64_t waited = thread_cpu_ns() - cpu;
+  EXPECT_LT(waited, 10 * kMs);  // asleep but for the last 80 us of spinning
+
+  EXPECT_EQ(ThinkBuffer().work_until(monotonic_ns() + kMs), 0u);  // none: no work
+  EXPECT_EQ(buffer.work_until(monotonic_ns() - kMs), 0u);          // past the deadline: none either
+}
+
+// One thread: lseek [0, 10 us], then lseek 40 ms after it ended: the thread's own gap, its work
+// in the trace.
+trace::Trace two_calls_40ms_apart() {
+  testing::TraceBuilder b;
+  b.add(100, 100, "lseek", {3, 0, SEEK_SET}, 0, {}, kMs, 10'000);
+  b.add(100, 100, "lseek", {3, 0, SEEK_SET}, 0, {}, kMs + 10'000 + 40 * kMs, 10'000);
+  return b.take();
+}
+
+TEST(ThinkBuffer, TheScheduleWorksThroughTheThreadsOwnGapOnly) {
+  // The first call took 100 ms on the schedule (much slower than traced), so the second is due
+  // 40 ms after that: 140 ms after the start. Of the 140 ms of waiting, the last 40, the thread's
+  // own gap, are worked through; the 100 before are the slow call's, not the program's work.
+  for (const char* mode : {"none", "memory:256K"}) {
+    SCOPED_TRACE(mode);
+    Plan plan = testing::hand_plan(two_calls_40ms_apart(), /*temporal=*/false);
+    detail::ImplicitDeps imp(plan);
+    TimingSpec timing = parse_timing("think").take();
+    timing.think_work = parse_think_work(mode).take();
+    detail::IssueSchedule schedule(plan, imp, timing);
+    const std::vector<uint32_t> prev = detail::thread_predecessors(plan);
+    const int64_t start = monotonic_ns();
+    schedule.start(start);
+    RequestRecord first;
+    first.planned_ns = start;
+    first.begin_ns = start;
+    first.end_ns = start + 100 * kMs;
+    schedule.finish(0, first);
+    const int64_t cpu = thread_cpu_ns();
+    const int64_t planned = schedule.await_issue(1, prev[1], start);
+    const int64_t busy = thread_cpu_ns() - cpu;
+    EXPECT_EQ(planned, start + 140 * kMs);
+    EXPECT_GE(monotonic_ns(), planned);
+    if (timing.think_work.active()) {
+      EXPECT_GT(busy, 20 * kMs);  // the 40 ms own gap on a CPU (less what a loaded machine preempts)
+      EXPECT_LT(busy, 70 * kMs);  // not the 100 ms before it
+    } else {
+      EXPECT_LT(busy, 10 * kMs);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rastro::replay
