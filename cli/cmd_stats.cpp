@@ -28,7 +28,8 @@ nlohmann::json row_json(const LatencyRow& r) {
           {"errors", r.errors},   {"bytes", r.bytes},     {"mean_ns", r.mean_ns},
           {"p50_ns", r.p50_ns},   {"p99_ns", r.p99_ns},   {"max_ns", r.max_ns},
           {"offcpu_measured", r.sched_measured}, {"offcpu_ns", r.offcpu_ns},
-          {"vol_switches", r.vol_switches}, {"invol_switches", r.invol_switches}};
+          {"vol_switches", r.vol_switches}, {"invol_switches", r.invol_switches},
+          {"gap_offcpu_ns", r.gap_offcpu_ns}};
 }
 
 nlohmann::json rows_json(const std::vector<LatencyRow>& rows) {
@@ -146,9 +147,9 @@ rastro::cli::RegisterCommand register_stats{
            const bool sched = r.sched_measured > 0;
            if (sched)
              fmt::print("off-CPU inside calls: {:.3f} ms over {} measured events; context switches {} "
-                        "voluntary (blocked), {} involuntary (preempted)\n",
+                        "voluntary (blocked), {} involuntary (preempted); off-CPU between calls: {:.3f} ms\n",
                         static_cast<double>(r.offcpu_ns) / 1e6, r.sched_measured, r.vol_switches,
-                        r.invol_switches);
+                        r.invol_switches, static_cast<double>(r.gap_offcpu_ns) / 1e6);
            print_rows("By function", "function", c.by_function, *top, sched);
            print_rows("By thread", "pid/tid", c.by_thread, *top, sched);
            print_rows("By file", "file", c.by_file, *top, sched);

@@ -82,6 +82,7 @@ Result<trace::Event> decode_fs_event(std::span<const std::byte> record, trace::S
     e.uring_enter_ns = static_cast<int64_t>(raw.uring_enter_ns);
   } else {
     e.offcpu_ns = static_cast<int64_t>(raw.offcpu_ns);
+    e.gap_offcpu_ns = static_cast<int64_t>(raw.gap_offcpu_ns);
     e.vol_switches = raw.vol_switches;
     e.invol_switches = raw.invol_switches;
     e.flags |= trace::kEventOffCpu;

@@ -66,7 +66,8 @@ struct fs_task {
   struct fd_key candidate[2];  /* resolved by the in-flight call; cached once its record is out */
   __u32 candidate_mask;        /* bit slot: candidate[slot] is valid */
   __u32 fault_pending;         /* fault_tasks holds a fault still to be looked up */
-  __u64 off_since;             /* switched out at this time inside the in-flight call, else 0 */
+  __u64 off_since;             /* switched out at this time (in a call or between calls), else 0 */
+  __u64 gap_offcpu_ns;         /* off-CPU since the last recorded call's exit: the next call's gap */
   struct fs_event ev;
   char area[FS_STR_AREA + FS_STR_MAX];  /* string data; follows ev directly (emitted together) */
 };
@@ -418,6 +419,8 @@ int BPF_PROG(fs_sys_enter, struct pt_regs *regs, long id)
   e->uring_opcode = 0;
   e->uring_user_data = 0;
   e->uring_enter_ns = 0;
+  e->gap_offcpu_ns = t->gap_offcpu_ns;
+  t->gap_offcpu_ns = 0;
   t->off_since = 0;
   t->candidate_mask = 0;
   if (r & 0x0fff) {
@@ -480,10 +483,11 @@ int BPF_PROG(fs_sys_exit, struct pt_regs *regs, long ret)
   return 0;
 }
 
-/* Off-CPU time and context switches of the in-flight call. Voluntary exactly as the kernel
- * counts nvcsw (__schedule: not a preemption and the task left TASK_RUNNING), so the sums agree
- * with /proc/TID/status. Runs on every switch of the machine: untraced tasks cost two storage
- * lookups and nothing else. */
+/* Off-CPU time and context switches of the in-flight call; between calls, the off-CPU time of the
+ * gap (preempted, or blocked in a call the capture does not record), which the next call carries.
+ * Voluntary exactly as the kernel counts nvcsw (__schedule: not a preemption and the task left
+ * TASK_RUNNING), so the sums agree with /proc/TID/status. Runs on every switch of the machine:
+ * untraced tasks cost two storage lookups and nothing else. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(fs_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state)
@@ -491,16 +495,21 @@ int BPF_PROG(fs_sched_switch, bool preempt, struct task_struct *prev, struct tas
   __u64 now = bpf_ktime_get_ns();
   struct fs_task *t = bpf_task_storage_get(&tasks, prev, 0, 0);
 
-  if (t && t->inflight) {
+  if (t) {
     t->off_since = now;
-    if (!preempt && prev_state != 0 /* TASK_RUNNING */)
-      t->ev.vol_switches++;
-    else
-      t->ev.invol_switches++;
+    if (t->inflight) {
+      if (!preempt && prev_state != 0 /* TASK_RUNNING */)
+        t->ev.vol_switches++;
+      else
+        t->ev.invol_switches++;
+    }
   }
   t = bpf_task_storage_get(&tasks, next, 0, 0);
   if (t && t->off_since) {
-    if (t->inflight) t->ev.offcpu_ns += now - t->off_since;
+    if (t->inflight)
+      t->ev.offcpu_ns += now - t->off_since;
+    else
+      t->gap_offcpu_ns += now - t->off_since;
     t->off_since = 0;
   }
   return 0;
@@ -825,6 +834,7 @@ int BPF_PROG(fs_uring_complete, struct io_ring_ctx *ring, void *req, struct io_u
     e->vol_switches = 0;
     e->invol_switches = 0;
     e->offcpu_ns = 0;
+    e->gap_offcpu_ns = 0;
     e->uring_user_data = r->user_data;
     e->uring_enter_ns = r->enter_ns;
     if (r->has_paths) {
@@ -1028,6 +1038,7 @@ static __always_inline void emit_fault(struct fault_task *ft, __u64 now, __u64 a
   e->vol_switches = 0;
   e->invol_switches = 0;
   e->offcpu_ns = 0;
+  e->gap_offcpu_ns = 0;
   e->uring_user_data = 0;
   e->uring_enter_ns = 0;
   d = BPF_CORE_READ(f, f_path.dentry);

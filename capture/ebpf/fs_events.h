@@ -100,6 +100,9 @@ struct fs_event {
    * CQE's res, pid/tid = the submitting task. */
   __u64 uring_user_data;
   __u64 uring_enter_ns;  /* begin_ns of the submitting io_uring_enter of the same tid, 0: none */
+  /* Syscalls: the thread's off-CPU time between its previous recorded call's exit and this call's
+   * entry (preempted, or blocked in calls not recorded); 0 for io_uring requests and faults. */
+  __u64 gap_offcpu_ns;
 };
 #define FS_NR_IO_URING_ENTER 426
 

@@ -14,6 +14,11 @@ IssueSchedule::IssueSchedule(const Plan& plan, const ImplicitDeps& imp, const Ti
     traced_.reserve(plan.requests.size());
     for (uint32_t r = 0; r < plan.requests.size(); ++r) traced_.push_back(trace_times(plan, r));
     think_ = ThinkBuffer(timing_.think_work);
+    if (think_.active()) {
+      gap_offcpu_.reserve(plan.requests.size());
+      CompactEvents::Reader events(plan.trace.events);
+      for (const Request& q : plan.requests) gap_offcpu_.push_back(events(q.event).gap_offcpu_ns);
+    }
   }
 }
 
@@ -53,10 +58,12 @@ int64_t IssueSchedule::await_issue(uint32_t r, uint32_t prev, int64_t ready_ns) 
   const int64_t planned = planned_ns(r, prev, ready_ns);
   if (timing_.policy == TimingPolicy::kFullspeed) return planned;
   if (think_.active() && prev != kNoRequest) {
-    // The thread ran its own code (or was preempted) from its previous call's end to r's begin in
-    // the trace: that part of the wait, right before r, is worked through; the rest is waited.
-    const auto own_gap = static_cast<int64_t>(
-        static_cast<double>(traced_[r].begin_ns - traced_[prev].end_ns) / timing_.speed);
+    // The thread ran its own code from its previous call's end to r's begin in the trace, but for
+    // the time it was off-CPU (preempted, or blocked in a call not recorded: eBPF captures say how
+    // long): that part of the wait, right before r, is worked through; the rest is waited. (After
+    // a page fault the off-CPU time counts from the previous syscall: clamped at no work.)
+    const int64_t on_cpu = traced_[r].begin_ns - traced_[prev].end_ns - gap_offcpu_[r];
+    const auto own_gap = static_cast<int64_t>(static_cast<double>(on_cpu) / timing_.speed);
     if (own_gap > 0) {
       wait_until(planned - own_gap);
       think_.work_until(planned);

@@ -67,6 +67,9 @@ class IssueSchedule {
   SharedArray<int64_t> end_;
   std::vector<TracedTimes> traced_;  // each request's traced times (trace_times); empty at full speed
   ThinkBuffer think_;                 // made before the replay threads start (and fork): shared
+  // With think work: each request's traced off-CPU time before it (Event::gap_offcpu_ns), the part
+  // of its thread's own gap the program did not run; else empty.
+  std::vector<int64_t> gap_offcpu_;
 };
 
 }  // namespace rastro::replay::detail

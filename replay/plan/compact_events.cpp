@@ -23,6 +23,7 @@ enum RecordMask : uint64_t {
   kHasReplay = 1u << 4,  // planned_ns, expected_rvalue, raw_end_ns
   kHasOffCpu = 1u << 5,  // offcpu_ns, vol_switches, invol_switches
   kHasUring = 1u << 6,   // uring_user_data, uring_enter_ns
+  kHasGap = 1u << 7,     // gap_offcpu_ns
 };
 
 // Differences in two's complement (hostile traces hold times near the int64 limits).
@@ -89,6 +90,7 @@ void CompactEvents::push_back(const trace::Event& e) {
   if (e.planned_ns != 0 || e.expected_rvalue != 0 || e.raw_end_ns != 0) mask |= kHasReplay;
   if (e.offcpu_ns != 0 || e.vol_switches != 0 || e.invol_switches != 0) mask |= kHasOffCpu;
   if (e.uring_user_data != 0 || e.uring_enter_ns != 0) mask |= kHasUring;
+  if (e.gap_offcpu_ns != 0) mask |= kHasGap;
 
   std::string& r = scratch_;
   r.clear();
@@ -132,6 +134,7 @@ void CompactEvents::push_back(const trace::Event& e) {
     put_varint(r, e.uring_user_data);
     put_svarint(r, e.uring_enter_ns);
   }
+  if (mask & kHasGap) put_svarint(r, e.gap_offcpu_ns);
 
   // Records never straddle chunks, so a record is read from one contiguous buffer.
   if (chunks_.empty() || used_ + r.size() > kChunkBytes) {
@@ -212,6 +215,7 @@ int CompactEvents::decode(size_t i, Fields& f, trace::Event* full) const {
   const bool uring = mask & kHasUring;
   e.uring_user_data = uring ? c.get() : 0;
   e.uring_enter_ns = uring ? c.get_signed() : 0;
+  e.gap_offcpu_ns = (mask & kHasGap) ? c.get_signed() : 0;
   return m;
 }
 

@@ -1,5 +1,5 @@
 // The events of a plan's trace, packed (issue #16: infer and replay a 100 M-event trace in memory).
-// A trace::Event is 216 bytes; most of it is zero or implied by the syscall table. Here each event
+// A trace::Event is 224 bytes; most of it is zero or implied by the syscall table. Here each event
 // is one variable-length record of varints (~20-30 bytes) in a chunked byte arena, and
 // operator[] decodes it back into a trace::Event, equal to the one pushed (round trip exact, the
 // rare fields included), so `const trace::Event& e = events[i]` reads as it did on a vector.
@@ -61,7 +61,7 @@ class CompactEvents {
   Fields fields(size_t i) const;
 
   // Decodes events into one reused trace::Event: what a pass's walk over every event uses,
-  // saving the construction of a 216-byte Event per event that operator[] pays. The reference
+  // saving the construction of a 224-byte Event per event that operator[] pays. The reference
   // holds event i until the next call (so one Reader per event in use at a time).
   class Reader {
    public:

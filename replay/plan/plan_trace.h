@@ -1,5 +1,5 @@
 // The trace a plan carries: header, string table and the events packed (compact_events.h), so
-// that inference and replay of a long trace hold ~25 bytes per event instead of a 216-byte
+// that inference and replay of a long trace hold ~25 bytes per event instead of a 224-byte
 // trace::Event. Reads like a trace::Trace (`plan.trace.events[i]` decodes one event).
 #pragma once
 

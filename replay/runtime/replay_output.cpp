@@ -215,6 +215,9 @@ void append_replay_events(trace::TraceSink& sink, const PlanTrace& source, const
     e.expected_rvalue = src.rvalue;
     e.planned_ns = r.planned_ns;
     e.raw_end_ns = 0;
+    // The traced call's scheduling (in the call and in the gap before it) is not the replay's.
+    e.offcpu_ns = e.gap_offcpu_ns = 0;
+    e.vol_switches = e.invol_switches = 0;
     // A replayed page fault stays one (trace/model/page_fault.h): stats count its page. An
     // io_uring request replayed through a ring stays one (exec_uring.h); as a plain call it is not.
     e.flags = trace::kEventReplayed | (r.flags & (trace::kEventSkipped | trace::kEventMismatch | trace::kEventUring)) |

@@ -7,9 +7,10 @@
 // between calls, bench/work_then_calls.c's `fcntl` replayed at 0.47 of its traced time.
 //
 // With `memory`, for the part of the wait that stands for the thread's own traced gap (from its
-// previous call's end to this call's begin, divided by the speed: the time it ran its own code, or
-// was preempted, in the trace), the replay thread reads a buffer one byte per cache line, going on
-// from where it stopped, until the call is due. The trace does not say what the program touched
+// previous call's end to this call's begin, less the time the capture saw it off-CPU there —
+// Event::gap_offcpu_ns, eBPF captures — divided by the speed: the time it ran its own code), the
+// replay thread reads a buffer one byte per cache line, going on from where it stopped, until the
+// call is due. The trace does not say what the program touched
 // (a syscall trace records no user work, and this VM has no hardware counters to count its cache
 // misses), so this is a model with one knob: the buffer's size, the most one gap can touch. It
 // stands for a program that works on memory all through its gaps: the coldest the caches get.

@@ -274,6 +274,7 @@ TEST(EbpfFsEventDecoder, OffCpuTimeAndSwitchesBecomeEventColumns) {
   b.ev.offcpu_ns = 123456789;
   b.ev.vol_switches = 2;
   b.ev.invol_switches = 1;
+  b.ev.gap_offcpu_ns = 5550000;  // and was off-CPU 5.55 ms since its previous recorded call
   auto rec = b.bytes();
   auto e = decode_fs_event(rec, strings, st);
   ASSERT_TRUE(e.ok()) << e.error();
@@ -281,6 +282,7 @@ TEST(EbpfFsEventDecoder, OffCpuTimeAndSwitchesBecomeEventColumns) {
   EXPECT_EQ(e->offcpu_ns, 123456789);
   EXPECT_EQ(e->vol_switches, 2u);
   EXPECT_EQ(e->invol_switches, 1u);
+  EXPECT_EQ(e->gap_offcpu_ns, 5550000);
 }
 
 TEST(EbpfFsEventDecoder, IoUringReadBecomesAPread64RequestLinkedToItsEnter) {
@@ -294,12 +296,14 @@ TEST(EbpfFsEventDecoder, IoUringReadBecomesAPread64RequestLinkedToItsEnter) {
   b.ev.uring_user_data = 0xfeed;
   b.ev.uring_enter_ns = 900;
   b.ev.offcpu_ns = 77;  // meaningless for an asynchronous request: not reported
+  b.ev.gap_offcpu_ns = 78;
   auto rec = b.bytes();
   auto e = decode_fs_event(rec, strings, st);
   ASSERT_TRUE(e.ok()) << e.error();
   EXPECT_TRUE(e->flags & trace::kEventUring);
   EXPECT_FALSE(e->flags & trace::kEventOffCpu);
   EXPECT_EQ(e->offcpu_ns, 0);
+  EXPECT_EQ(e->gap_offcpu_ns, 0);
   EXPECT_EQ(e->uring_user_data, 0xfeedu);
   EXPECT_EQ(e->uring_enter_ns, 900);
   ASSERT_EQ(e->nargs, 4);

@@ -133,6 +133,10 @@ TEST(CompactEvents, StrangeEventsRoundTrip) {
   uring.vol_switches = 2;
   uring.invol_switches = 1;
   v.push_back(uring);
+  trace::Event after_a_gap = openat(4, 4500);  // a call after 3 ms of its thread off-CPU
+  after_a_gap.flags = trace::kEventOffCpu;
+  after_a_gap.gap_offcpu_ns = 3'000'000;
+  v.push_back(after_a_gap);
   trace::Event fault;  // a page fault pseudo-call (named, five arguments)
   fault.seq = 4;
   fault.begin_ns = fault.end_ns = 5000;

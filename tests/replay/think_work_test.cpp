@@ -77,45 +77,59 @@ TEST(ThinkBuffer, WorksOnACpuUntilTheDeadlineWhereWaitingSleeps) {
 }
 
 // One thread: lseek [0, 10 us], then lseek 40 ms after it ended: the thread's own gap, its work
-// in the trace.
-trace::Trace two_calls_40ms_apart() {
+// in the trace but for `gap_offcpu` of it, which the capture saw it spend off-CPU.
+trace::Trace two_calls_40ms_apart(int64_t gap_offcpu = 0) {
   testing::TraceBuilder b;
   b.add(100, 100, "lseek", {3, 0, SEEK_SET}, 0, {}, kMs, 10'000);
-  b.add(100, 100, "lseek", {3, 0, SEEK_SET}, 0, {}, kMs + 10'000 + 40 * kMs, 10'000);
+  trace::Event& second = b.add(100, 100, "lseek", {3, 0, SEEK_SET}, 0, {}, kMs + 10'000 + 40 * kMs, 10'000);
+  second.flags |= trace::kEventOffCpu;
+  second.gap_offcpu_ns = gap_offcpu;
   return b.take();
 }
 
+// Waits for the second call of two_calls_40ms_apart(gap_offcpu), its first having run at the
+// start for `first_ns` (its traced 10 us, or slower); returns the thread's time on a CPU meanwhile.
+int64_t busy_before_the_second_call(const char* mode, int64_t gap_offcpu, int64_t first_ns = 10'000) {
+  Plan plan = testing::hand_plan(two_calls_40ms_apart(gap_offcpu), /*temporal=*/false);
+  detail::ImplicitDeps imp(plan);
+  TimingSpec timing = parse_timing("think").take();
+  timing.think_work = parse_think_work(mode).take();
+  detail::IssueSchedule schedule(plan, imp, timing);
+  const std::vector<uint32_t> prev = detail::thread_predecessors(plan);
+  const int64_t start = monotonic_ns();
+  schedule.start(start);
+  RequestRecord first;
+  first.planned_ns = start;
+  first.begin_ns = start;
+  first.end_ns = start + first_ns;
+  schedule.finish(0, first);
+  const int64_t cpu = thread_cpu_ns();
+  const int64_t planned = schedule.await_issue(1, prev[1], start);
+  const int64_t busy = thread_cpu_ns() - cpu;
+  EXPECT_EQ(planned, start + first_ns + 40 * kMs);  // the traced gap after the first call's end
+  EXPECT_GE(monotonic_ns(), planned);
+  return busy;
+}
+
 TEST(ThinkBuffer, TheScheduleWorksThroughTheThreadsOwnGapOnly) {
-  // The first call took 100 ms on the schedule (much slower than traced), so the second is due
-  // 40 ms after that: 140 ms after the start. Of the 140 ms of waiting, the last 40, the thread's
-  // own gap, are worked through; the 100 before are the slow call's, not the program's work.
-  for (const char* mode : {"none", "memory:256K"}) {
-    SCOPED_TRACE(mode);
-    Plan plan = testing::hand_plan(two_calls_40ms_apart(), /*temporal=*/false);
-    detail::ImplicitDeps imp(plan);
-    TimingSpec timing = parse_timing("think").take();
-    timing.think_work = parse_think_work(mode).take();
-    detail::IssueSchedule schedule(plan, imp, timing);
-    const std::vector<uint32_t> prev = detail::thread_predecessors(plan);
-    const int64_t start = monotonic_ns();
-    schedule.start(start);
-    RequestRecord first;
-    first.planned_ns = start;
-    first.begin_ns = start;
-    first.end_ns = start + 100 * kMs;
-    schedule.finish(0, first);
-    const int64_t cpu = thread_cpu_ns();
-    const int64_t planned = schedule.await_issue(1, prev[1], start);
-    const int64_t busy = thread_cpu_ns() - cpu;
-    EXPECT_EQ(planned, start + 140 * kMs);
-    EXPECT_GE(monotonic_ns(), planned);
-    if (timing.think_work.active()) {
-      EXPECT_GT(busy, 20 * kMs);  // the 40 ms own gap on a CPU (less what a loaded machine preempts)
-      EXPECT_LT(busy, 70 * kMs);  // not the 100 ms before it
-    } else {
-      EXPECT_LT(busy, 10 * kMs);
-    }
-  }
+  // The first call took 100 ms (much slower than traced), so the second is due 40 ms after that:
+  // 140 ms after the start. Of the 140 ms of waiting, the last 40, the thread's own gap, are
+  // worked through; the 100 before are the slow call's, not the program's work.
+  const int64_t working = busy_before_the_second_call("memory:256K", 0, 100 * kMs);
+  EXPECT_GT(working, 20 * kMs);  // the 40 ms own gap on a CPU (less what a loaded machine preempts)
+  EXPECT_LT(working, 70 * kMs);  // not the 100 ms before it
+  EXPECT_LT(busy_before_the_second_call("none", 0, 100 * kMs), 10 * kMs);
+}
+
+TEST(ThinkBuffer, TheThreadsOffCpuTimeInItsGapIsNotWorked) {
+  // The capture saw the thread off-CPU for 30 of its 40 ms (preempted, or blocked in a call it
+  // did not record): 10 ms are worked, not 40.
+  const int64_t all = busy_before_the_second_call("memory:256K", 0);
+  const int64_t on_cpu_part = busy_before_the_second_call("memory:256K", 30 * kMs);
+  std::printf("busy: whole gap %.1f ms, 10 ms of it on a CPU %.1f ms\n", all / 1e6, on_cpu_part / 1e6);
+  EXPECT_GT(all, 20 * kMs);
+  EXPECT_LT(on_cpu_part, 20 * kMs);
+  EXPECT_GT(on_cpu_part, 3 * kMs);
 }
 
 }  // namespace

@@ -277,6 +277,7 @@ TEST_F(BinaryFormatTest, StreamingViewsDoNotLeakFieldsOfThePreviousBlock) {
       e.invol_switches = 3;
       e.uring_user_data = 9;
       e.uring_enter_ns = 900 + i;
+      e.gap_offcpu_ns = 55 + i;
       e.nargs = kMaxArgs;
       for (auto& a : e.args) a = {ArgType::kFd, 5, file};
       e.planned_ns = 1;

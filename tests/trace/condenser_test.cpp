@@ -94,6 +94,12 @@ TEST(Condenser, StreamingBlocksMatchWholeTrace) {
     e.begin_ns = i * 1000;
     e.end_ns = e.begin_ns + 1 + static_cast<int64_t>(d(rng));
     e.rvalue = i % 7 == 0 ? -5 : 100;
+    if (i % 5 == 0) {  // measured scheduling: in the call and before it
+      e.flags = kEventOffCpu;
+      e.offcpu_ns = i % 11;
+      e.vol_switches = 1;
+      e.gap_offcpu_ns = 1000 + i % 13;
+    }
     t.events.push_back(e);
   }
   t.header.extra = {{"process_groups", {{"rank", {{"1", "rank 0"}, {"2", "rank 1"}}}}}};
@@ -110,10 +116,17 @@ TEST(Condenser, StreamingBlocksMatchWholeTrace) {
     EXPECT_EQ(a.bytes, b.bytes);
     EXPECT_EQ(a.max_ns, b.max_ns);
     EXPECT_NEAR(a.mean_ns, b.mean_ns, 1e-9 * std::abs(b.mean_ns));
+    EXPECT_EQ(a.sched_measured, b.sched_measured);
+    EXPECT_EQ(a.offcpu_ns, b.offcpu_ns);
+    EXPECT_EQ(a.gap_offcpu_ns, b.gap_offcpu_ns);
     EXPECT_NEAR(a.p50_ns, b.p50_ns, QuantileSketch::kRelativeError * b.p50_ns) << a.key;
     EXPECT_NEAR(a.p99_ns, b.p99_ns, QuantileSketch::kRelativeError * b.p99_ns) << a.key;
   };
   same(s.total, whole.total);
+  int64_t gaps = 0;
+  for (const Event& e : t.events) gaps += e.gap_offcpu_ns;
+  EXPECT_EQ(whole.total.gap_offcpu_ns, gaps);
+  EXPECT_GT(gaps, 4000 * 1000);
   ASSERT_EQ(s.by_function.size(), whole.by_function.size());
   for (size_t i = 0; i < s.by_function.size(); ++i) same(s.by_function[i], whole.by_function[i]);
   ASSERT_EQ(s.by_thread.size(), whole.by_thread.size());

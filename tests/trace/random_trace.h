@@ -84,6 +84,7 @@ inline Trace random_trace(size_t n, uint32_t seed) {
       e.offcpu_ns = value();
       e.vol_switches = static_cast<uint32_t>(pick(1u << 31));
       e.invol_switches = static_cast<uint32_t>(pick(100));
+      e.gap_offcpu_ns = pick(2) ? 0 : value();
     }
     if (e.flags & kEventUring) {
       e.uring_user_data = static_cast<uint64_t>(value());

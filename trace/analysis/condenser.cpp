@@ -33,6 +33,8 @@ struct CondenserAcc {
       row.offcpu_ns = static_cast<int64_t>(static_cast<uint64_t>(row.offcpu_ns) + static_cast<uint64_t>(e.offcpu_ns));
       row.vol_switches += e.vol_switches;
       row.invol_switches += e.invol_switches;
+      row.gap_offcpu_ns =
+          static_cast<int64_t>(static_cast<uint64_t>(row.gap_offcpu_ns) + static_cast<uint64_t>(e.gap_offcpu_ns));
     }
     if (e.flags & kEventUnfinished) {
       ++row.unfinished;

@@ -36,6 +36,7 @@ struct LatencyRow {
   int64_t offcpu_ns = 0;
   uint64_t vol_switches = 0;
   uint64_t invol_switches = 0;
+  int64_t gap_offcpu_ns = 0;  // off-CPU between calls, before each (Event::gap_offcpu_ns)
 };
 
 // Rows of one grouping of processes named by the trace header (see condense()).

@@ -97,6 +97,10 @@ struct Event {
   int64_t offcpu_ns = 0;
   uint32_t vol_switches = 0;
   uint32_t invol_switches = 0;
+  // Between calls (valid with kEventOffCpu, else 0): the thread's off-CPU time from its previous
+  // recorded call's exit to this call's entry — preempted, or blocked in a call not recorded. The
+  // rest of that gap the thread ran its own code (replay/runtime/think_work.h).
+  int64_t gap_offcpu_ns = 0;
   // io_uring requests (kEventUring): the SQE's user_data, and the begin_ns of the io_uring_enter
   // of the same tid that submitted it (0: none, e.g. an SQPOLL ring) — the link to that event.
   uint64_t uring_user_data = 0;

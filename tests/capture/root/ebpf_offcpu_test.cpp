@@ -1,9 +1,11 @@
-// Root-only: the eBPF backend's off-CPU columns (Event::offcpu_ns, vol_switches, invol_switches)
+// Root-only: the eBPF backend's off-CPU columns (Event::offcpu_ns, vol_switches, invol_switches,
+// and gap_offcpu_ns between calls)
 // against the kernel's own per-thread counters, which we did not write: /proc/thread-self/schedstat
 // (time on CPU) and /proc/thread-self/status (voluntary/nonvoluntary_ctxt_switches). The workload
 // (this binary re-executed) has one thread that spends almost all of its life blocked in read(2)
 // on a pipe another thread feeds every few milliseconds; over that window, the thread's off-CPU
 // time is its wall time minus its CPU time, and nearly all of it falls inside captured calls.
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -86,6 +88,35 @@ int run_offcpu_workload_if_asked() {
 
 [[maybe_unused]] const int g_offcpu_workload = run_offcpu_workload_if_asked();
 
+// The gap workload: one thread sleeps 5 ms (clock_nanosleep, not a file-system call, so not
+// recorded) before each of kGapCalls fcntl(F_GETFD) calls (recorded): its off-CPU time falls
+// between recorded calls, where Event::gap_offcpu_ns must carry it.
+constexpr int kGapCalls = 30;
+
+int run_gap_workload_if_asked() {
+  const char* report = std::getenv("RASTRO_GAP_REPORT");
+  if (report == nullptr) return 0;
+  std::thread sleeper([&] {
+    const int fd = ::open("/dev/null", O_RDONLY);
+    if (fd < 0) std::_Exit(3);
+    SchedCounters a = read_own_counters();
+    long long t0 = now_ns();
+    timespec gap{0, kFeedIntervalNs};
+    for (int i = 0; i < kGapCalls; ++i) {
+      ::clock_nanosleep(CLOCK_MONOTONIC, 0, &gap, nullptr);
+      if (::fcntl(fd, F_GETFD) < 0) std::_Exit(4);
+    }
+    long long t1 = now_ns();
+    SchedCounters b = read_own_counters();
+    std::ofstream out(report);
+    out << ::syscall(SYS_gettid) << ' ' << t0 << ' ' << t1 << ' ' << b.run_ns - a.run_ns << '\n';
+  });
+  sleeper.join();
+  std::_Exit(0);
+}
+
+[[maybe_unused]] const int g_gap_workload = run_gap_workload_if_asked();
+
 // ---- test side ----------------------------------------------------------------------------------
 
 using rastro::capture::ebpf::testing::ebpf_missing;
@@ -130,6 +161,43 @@ TEST(EbpfOffCpu, PerThreadTotalsAgreeWithTheKernelsSchedstatAndSwitchCounts) {
   EXPECT_NEAR(static_cast<double>(ev_vol), static_cast<double>(vol), std::max(1.0, 0.05 * static_cast<double>(vol)));
   // Involuntary switches may also hit the thread between calls (user mode): never more in calls.
   EXPECT_LE(ev_invol, invol);
+  std::remove(report.c_str());
+  ::rmdir(tmpl);
+}
+
+TEST(EbpfOffCpu, TheGapsOffCpuTimeBetweenRecordedCallsAgreesWithTheKernelsSchedstat) {
+  if (std::string why = ebpf_missing(); !why.empty()) GTEST_SKIP() << "eBPF unavailable: " << why;
+  rastro::capture::ebpf::EbpfBackend backend;
+  char tmpl[] = "/tmp/rastro_gap_XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string report = std::string(tmpl) + "/report";
+  rastro::capture::CaptureOptions o;
+  o.command = {"/usr/bin/env", "RASTRO_GAP_REPORT=" + report, self_exe()};
+  o.syscalls_spec = "fs";  // clock_nanosleep is not recorded: its time is a gap's
+  o.syscalls = rastro::trace::parse_syscall_set("fs").take();
+  o.quiet = true;
+  rastro::trace::MemorySink sink;
+  ASSERT_EQ(backend.run(o, sink), 0);
+
+  std::ifstream in(report);
+  long long tid = 0, t0 = 0, t1 = 0, run_ns = 0;
+  ASSERT_TRUE(in >> tid >> t0 >> t1 >> run_ns) << "the workload wrote no report";
+  long long gap = 0, in_calls = 0;
+  int calls = 0;
+  for (const auto& e : sink.trace().events) {
+    if (e.tid != tid || e.begin_ns < t0 || e.end_ns > t1) continue;
+    ASSERT_TRUE(e.flags & rastro::trace::kEventOffCpu);
+    EXPECT_GE(e.gap_offcpu_ns, 0);
+    gap += e.gap_offcpu_ns;
+    in_calls += e.offcpu_ns;
+    calls += e.nr == rastro::trace::syscall_by_name("fcntl")->nr ? 1 : 0;
+  }
+  EXPECT_EQ(calls, kGapCalls);
+  const long long kernel_offcpu = (t1 - t0) - run_ns;  // wall time not spent running
+  std::printf("off-CPU between calls: trace %lld ns (+ %lld in calls), kernel %lld ns\n", gap, in_calls, kernel_offcpu);
+  ASSERT_GT(kernel_offcpu, kGapCalls * kFeedIntervalNs / 2) << "the thread hardly slept: the test proves nothing";
+  EXPECT_NEAR(static_cast<double>(gap + in_calls), static_cast<double>(kernel_offcpu), 0.05 * static_cast<double>(kernel_offcpu));
+  EXPECT_GT(gap, 10 * in_calls) << "the sleeps are between the recorded calls, not in them";
   std::remove(report.c_str());
   ::rmdir(tmpl);
 }

@@ -33,16 +33,21 @@ enum Col : size_t {
   // Optional (written only by blocks with an io_uring request, after the two above):
   kUringData,  // varint(uring_user_data)
   kUringEnter, // 0 when uring_enter_ns is 0, else 1 + zigzag(begin - uring_enter_ns)
+  // Optional (written only by blocks with an off-CPU time between calls, after all of the above):
+  kGapOffCpu,  // zigzag(gap_offcpu_ns)
 };
 static_assert(kExtras + 1 == kBaseEventColumns);
-static_assert(kUringEnter + 1 == kEventColumns);
+static_assert(kGapOffCpu + 1 == kEventColumns);
 constexpr size_t kSchedColumns = kSwitches + 1;
+constexpr size_t kUringColumns = kUringEnter + 1;
 
 bool has_sched(const Event& e) {
   return (e.flags & kEventOffCpu) || e.offcpu_ns != 0 || e.vol_switches != 0 || e.invol_switches != 0;
 }
 
 bool has_uring(const Event& e) { return (e.flags & kEventUring) || e.uring_user_data != 0 || e.uring_enter_ns != 0; }
+
+bool has_gap(const Event& e) { return e.gap_offcpu_ns != 0; }
 
 constexpr size_t kTypes = static_cast<size_t>(ArgType::kLast) + 1;
 
@@ -51,9 +56,11 @@ constexpr size_t kTypes = static_cast<size_t>(ArgType::kLast) + 1;
 void EventColumnEncoder::encode(std::span<const Event> events, std::string& out) {
   for (auto& c : cols_) c.clear();
   ColumnDeltaState s;
-  const bool uring = std::any_of(events.begin(), events.end(), has_uring);
+  const bool gap = std::any_of(events.begin(), events.end(), has_gap);
+  const bool uring = gap || std::any_of(events.begin(), events.end(), has_uring);
   const bool sched = uring || std::any_of(events.begin(), events.end(), has_sched);
   for (const Event& e : events) {
+    if (gap) put_svarint(cols_[kGapOffCpu], e.gap_offcpu_ns);
     if (uring) {
       put_varint(cols_[kUringData], e.uring_user_data);
       put_varint(cols_[kUringEnter], e.uring_enter_ns == 0 ? 0 : 1 + zigzag(static_cast<int64_t>(
@@ -106,7 +113,7 @@ void EventColumnEncoder::encode(std::span<const Event> events, std::string& out)
                                                              static_cast<uint64_t>(e.end_ns))));
   }
   out.clear();
-  const size_t ncols = uring ? kEventColumns : sched ? kSchedColumns : kBaseEventColumns;
+  const size_t ncols = gap ? kEventColumns : uring ? kUringColumns : sched ? kSchedColumns : kBaseEventColumns;
   for (size_t i = 0; i < ncols; ++i) put_varint(out, cols_[i].size());
   for (size_t i = 0; i < ncols; ++i) out += cols_[i];
 }
@@ -133,9 +140,9 @@ bool EventColumnDecoder::start(std::string_view raw, uint32_t count, size_t nstr
     *why = "events block: column lengths do not add up to the payload size";
     return false;
   }
-  if (ncols != kBaseEventColumns && ncols != kSchedColumns && ncols != kEventColumns) {
-    *why = fmt::format("events block: {} columns (expected {}, {} or {})", ncols, kBaseEventColumns, kSchedColumns,
-                       kEventColumns);
+  if (ncols != kBaseEventColumns && ncols != kSchedColumns && ncols != kUringColumns && ncols != kEventColumns) {
+    *why = fmt::format("events block: {} columns (expected {}, {}, {} or {})", ncols, kBaseEventColumns, kSchedColumns,
+                       kUringColumns, kEventColumns);
     return false;
   }
   const uint8_t* q = p + (raw.size() - lens.remaining());
@@ -146,6 +153,7 @@ bool EventColumnDecoder::start(std::string_view raw, uint32_t count, size_t nstr
   ncols_ = ncols;
   sched_ = ncols > kOffCpu;
   uring_ = ncols > kUringData;
+  gap_ = ncols > kGapOffCpu;
   nstrings_ = nstrings;
   count_ = count;
   done_ = 0;
@@ -164,7 +172,7 @@ bool EventColumnDecoder::decode(Event* dst, size_t n, std::string* why) {
   std::array<VarintCursor, kEventColumns> c = c_;
   ColumnDeltaState s = s_;
   const size_t nstrings = nstrings_;
-  const bool sched = sched_, uring = uring_;
+  const bool sched = sched_, uring = uring_, gap = gap_;
   const uint32_t first = done_;
   for (size_t j = 0; j < n; ++j) {
     const size_t k = first + j;
@@ -235,6 +243,7 @@ bool EventColumnDecoder::decode(Event* dst, size_t n, std::string* why) {
         e.uring_enter_ns = static_cast<int64_t>(static_cast<uint64_t>(e.begin_ns) -
                                                 static_cast<uint64_t>(unzigzag(link - 1)));
     }
+    e.gap_offcpu_ns = gap ? c[kGapOffCpu].get_signed() : 0;
   }
   c_ = c;
   s_ = s;

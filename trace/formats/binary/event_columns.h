@@ -21,7 +21,7 @@ namespace rastro::trace::binary {
 // Columns of a payload: the first kBaseEventColumns always, the later ones (appended since) only
 // when a block has a value for them, so traces without those values keep the original layout.
 inline constexpr size_t kBaseEventColumns = 15;
-inline constexpr size_t kEventColumns = 19;
+inline constexpr size_t kEventColumns = 20;
 
 // What the delta coding of a block refers to: the previous event's seq/pid/tid/begin and, per
 // argument slot, the last value of each argument type and the last string id. Encoder and decoder
@@ -68,7 +68,7 @@ class EventColumnDecoder {
  private:
   std::array<VarintCursor, kEventColumns> c_;
   size_t ncols_ = 0;
-  bool sched_ = false, uring_ = false;
+  bool sched_ = false, uring_ = false, gap_ = false;
   size_t nstrings_ = 0;
   uint32_t count_ = 0, done_ = 0;
   ColumnDeltaState s_;

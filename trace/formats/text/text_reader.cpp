@@ -121,7 +121,7 @@ class Reader final : public TraceReader {
           found = true;
         }
       }
-      if (!found) error(fmt::format("unknown column '{}' (columns: pid tid begin end function args rvalue flags planned_ns expected_rvalue raw_end_ns seq offcpu_ns vol_switches invol_switches uring_user_data uring_enter_ns)", excerpt(names[i])));
+      if (!found) error(fmt::format("unknown column '{}' (columns: pid tid begin end function args rvalue flags planned_ns expected_rvalue raw_end_ns seq offcpu_ns vol_switches invol_switches uring_user_data uring_enter_ns gap_offcpu_ns)", excerpt(names[i])));
     }
     for (int c = 0; c < text::kRequiredColumns; ++c)
       if (col_[static_cast<size_t>(c)] < 0) error(fmt::format("missing column '{}'", text::kColumnNames[static_cast<size_t>(c)]));
@@ -227,6 +227,7 @@ class Reader final : public TraceReader {
     if (has(text::kInvolSwitches)) e.invol_switches = integer<uint32_t>(at(text::kInvolSwitches), text::kInvolSwitches);
     if (has(text::kUringUserData)) e.uring_user_data = integer<uint64_t>(at(text::kUringUserData), text::kUringUserData);
     if (has(text::kUringEnter)) e.uring_enter_ns = integer<int64_t>(at(text::kUringEnter), text::kUringEnter);
+    if (has(text::kGapOffCpu)) e.gap_offcpu_ns = integer<int64_t>(at(text::kGapOffCpu), text::kGapOffCpu);
     return e;
   }
 

@@ -77,12 +77,13 @@ void write_text_trace(std::ostream& out, const Trace& trace, char sep) {
 void write_text_trace(std::ostream& out, TracePasses& trace, char sep) {
   // The first pass also finds whether any event carries the optional columns (written only then).
   IdOrderCheck ids;
-  bool sched = false, uring = false;
+  bool sched = false, uring = false, gap = false;
   trace.pass([&](std::span<const Event> block, const StringTable& strings) {
     ids.add(block, strings);
     for (const Event& e : block) {
       sched |= (e.flags & kEventOffCpu) != 0;
       uring |= (e.flags & kEventUring) != 0;
+      gap |= e.gap_offcpu_ns != 0;
     }
   });
   std::string line;
@@ -102,7 +103,8 @@ void write_text_trace(std::ostream& out, TracePasses& trace, char sep) {
   }
   for (size_t c = 0; c < text::kColumnNames.size(); ++c) {
     const bool is_sched = c >= text::kFirstSchedColumn && c < text::kFirstUringColumn;
-    if ((is_sched && !sched) || (c >= text::kFirstUringColumn && !uring)) continue;
+    const bool is_uring = c >= text::kFirstUringColumn && c < text::kFirstGapColumn;
+    if ((is_sched && !sched) || (is_uring && !uring) || (c >= text::kFirstGapColumn && !gap)) continue;
     if (c) line += sep;
     line += text::kColumnNames[c];
   }
@@ -130,6 +132,7 @@ void write_text_trace(std::ostream& out, TracePasses& trace, char sep) {
         fmt::format_to(std::back_inserter(line), "{}{}{}{}{}{}", sep, e.offcpu_ns, sep, e.vol_switches, sep,
                        e.invol_switches);
       if (uring) fmt::format_to(std::back_inserter(line), "{}{}{}{}", sep, e.uring_user_data, sep, e.uring_enter_ns);
+      if (gap) fmt::format_to(std::back_inserter(line), "{}{}", sep, e.gap_offcpu_ns);
       line += '\n';
       out << line;
     }
