@@ -96,9 +96,9 @@ TEST(ThinkWorkCli, TheReplayerWorksThroughTheTracedGapsWhereWaitingSleeps) {
   r = sh(replay(trace, d.path, "works", "-T think --think-work memory:256K"));
   ASSERT_EQ(r.status, 0) << r.out;
   const int64_t working = children_cpu_ns() - cpu;
-  // 10 gaps of 40 ms worked through: 400 ms more on a CPU (at least half of it on a loaded machine).
+  // 10 gaps of 40 ms worked through: 400 ms more on a CPU (at least 40 % of it on a loaded machine).
   std::printf("replayer CPU time: waiting %.1f ms, working %.1f ms\n", waiting / 1e6, working / 1e6);
-  EXPECT_GT(working - waiting, 200'000'000) << "waiting " << waiting << " ns, working " << working << " ns";
+  EXPECT_GT(working - waiting, 160'000'000) << "waiting " << waiting << " ns, working " << working << " ns";
   const auto works = nlohmann::json::parse(slurp(d.path + "/works.json"));
   EXPECT_EQ(works["timing"], "think+memory:256KiB");
   EXPECT_EQ(works["mismatched"], 0);

@@ -64,7 +64,7 @@ TEST(ThinkBuffer, WorksOnACpuUntilTheDeadlineWhereWaitingSleeps) {
   const int64_t worked = thread_cpu_ns() - cpu;
   EXPECT_GT(lines, 1024u);
   // On a CPU for most of it (a loaded machine may preempt the thread for a while).
-  EXPECT_GT(worked, 25 * kMs);
+  EXPECT_GT(worked, 20 * kMs);
 
   cpu = thread_cpu_ns();
   deadline = monotonic_ns() + 50 * kMs;
@@ -116,7 +116,7 @@ TEST(ThinkBuffer, TheScheduleWorksThroughTheThreadsOwnGapOnly) {
   // 140 ms after the start. Of the 140 ms of waiting, the last 40, the thread's own gap, are
   // worked through; the 100 before are the slow call's, not the program's work.
   const int64_t working = busy_before_the_second_call("memory:256K", 0, 100 * kMs);
-  EXPECT_GT(working, 20 * kMs);  // the 40 ms own gap on a CPU (less what a loaded machine preempts)
+  EXPECT_GT(working, 16 * kMs);  // the 40 ms own gap on a CPU (less what a loaded machine preempts)
   EXPECT_LT(working, 70 * kMs);  // not the 100 ms before it
   EXPECT_LT(busy_before_the_second_call("none", 0, 100 * kMs), 10 * kMs);
 }
@@ -127,7 +127,7 @@ TEST(ThinkBuffer, TheThreadsOffCpuTimeInItsGapIsNotWorked) {
   const int64_t all = busy_before_the_second_call("memory:256K", 0);
   const int64_t on_cpu_part = busy_before_the_second_call("memory:256K", 30 * kMs);
   std::printf("busy: whole gap %.1f ms, 10 ms of it on a CPU %.1f ms\n", all / 1e6, on_cpu_part / 1e6);
-  EXPECT_GT(all, 20 * kMs);
+  EXPECT_GT(all, 16 * kMs);
   EXPECT_LT(on_cpu_part, 20 * kMs);
   EXPECT_GT(on_cpu_part, 3 * kMs);
 }
