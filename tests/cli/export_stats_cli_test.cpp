@@ -83,6 +83,45 @@ TEST_F(ExportStatsCli, ExportAllFourFormats) {
   sqlite3_close(h);
 }
 
+// The scheduling an eBPF capture measured — in the call and in the gap before it — reaches the
+// SQLite and Chrome exports; an event that measured none has NULL there, not 0.
+TEST_F(ExportStatsCli, OffCpuTimeInAndBeforeACallIsExported) {
+  Trace t = rastro::trace::testing::sample_trace();
+  t.events[1].flags |= rastro::trace::kEventOffCpu;
+  t.events[1].offcpu_ns = 700;
+  t.events[1].vol_switches = 1;
+  t.events[1].gap_offcpu_ns = 5'000'000;
+  rastro::trace::write_trace(trace_, t);
+  const std::string db = p("sched.db");
+  ShellRun r = rastro_merged("export -f sqlite " + trace_ + " -o " + db);
+  ASSERT_EQ(r.status, 0) << r.out;
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT count(gap_offcpu_ns), sum(gap_offcpu_ns), sum(offcpu_ns) FROM events", -1,
+                               &s, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(s, 0), 1);  // the five others measured nothing: NULL
+  EXPECT_EQ(sqlite3_column_int64(s, 1), 5'000'000);
+  EXPECT_EQ(sqlite3_column_int64(s, 2), 700);
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+
+  const std::string json = p("sched.json");
+  r = rastro_merged("export -f chrome " + trace_ + " -o " + json);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  int measured = 0;
+  for (const auto& e : j["traceEvents"])
+    if (e.contains("args") && e["args"].contains("gap_offcpu_ns")) {
+      EXPECT_EQ(e["args"]["gap_offcpu_ns"], 5'000'000);
+      ++measured;
+    }
+  EXPECT_EQ(measured, 1);
+}
+
 TEST_F(ExportStatsCli, ExportErrors) {
   ShellRun r = rastro_merged("export -f nope " + trace_ + " -o " + p("o"));
   EXPECT_NE(r.status, 0);

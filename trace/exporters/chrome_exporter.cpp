@@ -100,8 +100,9 @@ void append_event(std::string& out, const StringTable& strings, const Event& e, 
   if (e.flags & kEventCalibrated)
     fmt::format_to(std::back_inserter(out), ",\"raw_end_ns\":{}", e.raw_end_ns);
   if (e.flags & kEventOffCpu)
-    fmt::format_to(std::back_inserter(out), ",\"offcpu_ns\":{},\"vol_switches\":{},\"invol_switches\":{}",
-                   e.offcpu_ns, e.vol_switches, e.invol_switches);
+    fmt::format_to(std::back_inserter(out),
+                   ",\"offcpu_ns\":{},\"vol_switches\":{},\"invol_switches\":{},\"gap_offcpu_ns\":{}", e.offcpu_ns,
+                   e.vol_switches, e.invol_switches, e.gap_offcpu_ns);
   if (e.flags & kEventUring)
     fmt::format_to(std::back_inserter(out), ",\"io_uring\":true,\"user_data\":{},\"enter_ns\":{}", e.uring_user_data,
                    e.uring_enter_ns);

@@ -37,9 +37,9 @@ CREATE TABLE events (
   arg5_type TEXT, arg5_value INTEGER, arg5_str TEXT,
   planned_ns INTEGER, expected_rvalue INTEGER, raw_end_ns INTEGER,
   offcpu_ns INTEGER, vol_switches INTEGER, invol_switches INTEGER,
-  uring_user_data INTEGER, uring_enter_ns INTEGER);
+  uring_user_data INTEGER, uring_enter_ns INTEGER, gap_offcpu_ns INTEGER);
 )sql";
-constexpr int kEventColumns = 16 + 3 * kMaxArgs + 3 + 3 + 2;
+constexpr int kEventColumns = 16 + 3 * kMaxArgs + 3 + 3 + 2 + 1;
 
 class Db {
  public:
@@ -192,6 +192,8 @@ class SqliteExporter final : public Exporter {
       sqlite3_bind_int64(s, c, static_cast<sqlite3_int64>(e.uring_user_data));
       if (e.uring_enter_ns != 0) sqlite3_bind_int64(s, c + 1, e.uring_enter_ns);
     }
+    c += 2;
+    if (e.flags & kEventOffCpu) sqlite3_bind_int64(s, c, e.gap_offcpu_ns);  // off-CPU before the call
     db.step(s);
   }
 };
