@@ -86,9 +86,9 @@ CodegenReport generate_program(const replay::Plan& plan, const CodegenOptions& o
     std::string args;
     for (size_t a = 0; a < e.args.size(); ++a)
       args += fmt::format("{}{{{}, {}, {}}}", a ? ", " : "", static_cast<int>(e.args[a].type), cpp_int_literal(e.args[a].value), e.args[a].str);
-    return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}, {{{}}}, {}, {}}}", cpp_uint_literal(e.seq), e.pid, e.tid,
+    return fmt::format("{{{}, {}, {}, {}, {}, {}, {}, {}, {{{}}}, {}, {}, {}}}", cpp_uint_literal(e.seq), e.pid, e.tid,
                        cpp_int_literal(e.begin_ns), cpp_int_literal(e.end_ns), e.nr, e.name, e.nargs, args,
-                       cpp_int_literal(e.rvalue), e.flags);
+                       cpp_int_literal(e.rvalue), e.flags, cpp_int_literal(e.gap_offcpu_ns));
   }, &rep.files);
   size_t rc = emit_table(dir, "kRequests", "StaticRequest", plan.requests.size(), chunk, [&](size_t i) {
     const replay::Request& q = plan.requests[i];

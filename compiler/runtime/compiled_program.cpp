@@ -107,6 +107,7 @@ Plan rebuild_plan(const CompiledTrace& ct) {
       e.args[static_cast<size_t>(i)] = {static_cast<trace::ArgType>(se.args[i].type), se.args[i].value, se.args[i].str};
     e.rvalue = se.rvalue;
     e.flags = se.flags;
+    e.gap_offcpu_ns = se.gap_offcpu_ns;
     plan.trace.events.push_back(e);
   });
   plan.threads.resize(ct.n_threads);

@@ -38,6 +38,7 @@ struct StaticEvent {
   StaticArg args[6];
   int64_t rvalue;
   uint32_t flags;
+  int64_t gap_offcpu_ns;  // trace::Event::gap_offcpu_ns: what --think-work does not work through
 };
 
 struct StaticRequest {

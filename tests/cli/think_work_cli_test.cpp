@@ -31,7 +31,8 @@ constexpr int kCalls = 11;
 constexpr int64_t kGapNs = 40'000'000;  // the thread's own work between its calls, in the trace
 
 // One thread opens a file, then seeks it 11 times, 40 ms of its own work apart: 10 gaps, 400 ms.
-std::string write_gappy_trace(const std::string& dir) {
+// With `offcpu_ns`, the capture saw the thread off-CPU for that much of each gap.
+std::string write_gappy_trace(const std::string& dir, int64_t offcpu_ns = 0) {
   trace::Trace t;
   const trace::StrId file = t.strings.intern("/data/f");
   auto call = [&](const char* name, std::initializer_list<trace::Arg> args, int64_t rv, int64_t begin) {
@@ -52,10 +53,12 @@ std::string write_gappy_trace(const std::string& dir) {
     at += 2'000 + (i == 0 ? 10'000 : kGapNs);
     call("lseek", {{trace::ArgType::kFd, 3, file}, {trace::ArgType::kOffset, 0, 0}, {trace::ArgType::kWhence, SEEK_SET, 0}},
          0, at);
+    t.events.back().flags |= trace::kEventOffCpu;
+    if (i > 0) t.events.back().gap_offcpu_ns = offcpu_ns;
   }
   call("close", {{trace::ArgType::kFd, 3, file}}, 0, at + 12'000);
   t.header.complete = true;
-  const std::string path = dir + "/gappy.rastro";
+  const std::string path = dir + (offcpu_ns ? "/gappy-offcpu.rastro" : "/gappy.rastro");
   trace::write_trace(path, t);
   return path;
 }
@@ -104,6 +107,28 @@ TEST(ThinkWorkCli, TheReplayerWorksThroughTheTracedGapsWhereWaitingSleeps) {
   EXPECT_EQ(works["mismatched"], 0);
   const auto waits = nlohmann::json::parse(slurp(d.path + "/waits.json"));
   EXPECT_EQ(waits["timing"], "think");
+}
+
+// The compiled replayer carries each call's gap off-CPU time into its static data: of 10 gaps of
+// 40 ms, 30 ms each off-CPU in the trace, it works 100 ms, not 400.
+TEST(ThinkWorkCli, TheCompiledReplayerWorksOnlyTheOnCpuPartOfEachGap) {
+  TempDir d;
+  const std::string trace = write_gappy_trace(d.path, 30'000'000);
+  const std::string compiled = d.path + "/c";
+  const auto comp = sh(kRastro + " compile -O fs -T think " + trace + " -o " + compiled + " --build");
+  ASSERT_EQ(comp.status, 0) << comp.out;
+  auto run = [&](const std::string& name, const std::string& flags) {
+    const int64_t cpu = children_cpu_ns();
+    const auto r = sh(compiled + "/replay --root " + d.path + "/" + name + " --init -o " + d.path + "/" + name +
+                      ".rastro " + flags);
+    EXPECT_EQ(r.status, 0) << r.out;
+    return children_cpu_ns() - cpu;
+  };
+  const int64_t waiting = run("waits", "");
+  const int64_t working = run("works", "--think-work memory:256K");
+  std::printf("compiled replayer CPU time: waiting %.1f ms, working %.1f ms\n", waiting / 1e6, working / 1e6);
+  EXPECT_GT(working - waiting, 40'000'000);   // 10 x 10 ms on a CPU, at least 40 % of it
+  EXPECT_LT(working - waiting, 250'000'000);  // not the whole 400 ms of gaps
 }
 
 }  // namespace
