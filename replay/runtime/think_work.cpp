@@ -4,13 +4,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "common/clock.h"
+#include "common/units.h"
 
 namespace rastro::replay {
 namespace {
@@ -27,33 +27,17 @@ constexpr int64_t kStopBeforeNs = 1'000;
 
 Result<ThinkWork> parse_think_work(std::string_view text) {
   ThinkWork w;
-  std::string_view mode = text, size;
-  if (auto colon = text.find(':'); colon != std::string_view::npos) {
-    mode = text.substr(0, colon);
-    size = text.substr(colon + 1);
-  }
-  if (mode == "none" && size.empty() && text.find(':') == std::string_view::npos) return w;
-  if (mode != "memory")
+  if (text == "none") return w;
+  const size_t colon = text.find(':');
+  if (text.substr(0, colon) != "memory")
     return fail(fmt::format("unknown think work '{}' (expected none, memory or memory:SIZE, e.g. memory:4M)", text));
   w.mode = ThinkWork::Mode::kMemory;
-  if (text.find(':') == std::string_view::npos) return w;
-  size_t unit = 1;
-  std::string_view digits = size;
-  if (!digits.empty()) {
-    switch (digits.back()) {
-      case 'K': case 'k': unit = size_t{1} << 10; break;
-      case 'M': case 'm': unit = size_t{1} << 20; break;
-      case 'G': case 'g': unit = size_t{1} << 30; break;
-      default: unit = 1;
-    }
-    if (unit != 1) digits.remove_suffix(1);
-  }
-  size_t n = 0;
-  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size() || n > kMaxBytes / unit ||
-      n * unit < kLine || n * unit > kMaxBytes)
-    return fail(fmt::format("bad size in think work '{}' (expected 64 bytes to 1G, e.g. memory:4M)", text));
-  w.bytes = n * unit;
+  if (colon == std::string_view::npos) return w;
+  auto bytes = parse_size(text.substr(colon + 1));
+  if (!bytes.ok() || bytes.value() < kLine || bytes.value() > kMaxBytes)
+    return fail(fmt::format("bad size in think work '{}'{} (expected 64 bytes to 1G, e.g. memory:4M)", text,
+                            bytes.ok() ? "" : ": " + bytes.error()));
+  w.bytes = static_cast<size_t>(bytes.value());
   return w;
 }
 

@@ -39,8 +39,8 @@ struct ThinkWork {
   bool active() const { return mode != Mode::kNone; }
 };
 
-// "none", "memory", "memory:SIZE" (bytes, or with a K, M or G suffix: powers of 1024; at least one
-// 64-byte line, at most 1G).
+// "none", "memory", "memory:SIZE" (SIZE as common/units.h's parse_size reads it: "4M", "256KiB";
+// at least one 64-byte line, at most 1G).
 Result<ThinkWork> parse_think_work(std::string_view text);
 // "none" or "memory:4MiB" (whole KiB/MiB/GiB where exact, else bytes).
 std::string think_work_name(const ThinkWork& work);

@@ -122,21 +122,37 @@ int run_gap_workload_if_asked() {
 using rastro::capture::ebpf::testing::ebpf_missing;
 using rastro::capture::ebpf::testing::self_exe;
 
+// This binary re-executed as the workload `report_env` names (it writes its report to the file that
+// variable gives), captured by the eBPF backend with the syscall set `syscalls`.
+struct SelfCapture {
+  SelfCapture(const std::string& report_env, const std::string& syscalls) {
+    char tmpl[] = "/tmp/rastro_offcpu_XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) return;
+    dir = tmpl;
+    report = dir + "/report";
+    rastro::capture::CaptureOptions o;
+    o.command = {"/usr/bin/env", report_env + "=" + report, self_exe()};
+    o.syscalls_spec = syscalls;
+    o.syscalls = rastro::trace::parse_syscall_set(syscalls).take();
+    o.quiet = true;
+    status = rastro::capture::ebpf::EbpfBackend().run(o, sink);
+  }
+  ~SelfCapture() {
+    std::remove(report.c_str());
+    ::rmdir(dir.c_str());
+  }
+  std::string dir, report;
+  int status = -1;
+  rastro::trace::MemorySink sink;
+};
+
 TEST(EbpfOffCpu, PerThreadTotalsAgreeWithTheKernelsSchedstatAndSwitchCounts) {
   if (std::string why = ebpf_missing(); !why.empty()) GTEST_SKIP() << "eBPF unavailable: " << why;
-  rastro::capture::ebpf::EbpfBackend backend;
-  char tmpl[] = "/tmp/rastro_offcpu_XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string report = std::string(tmpl) + "/report";
-  rastro::capture::CaptureOptions o;
-  o.command = {"/usr/bin/env", "RASTRO_OFFCPU_REPORT=" + report, self_exe()};
-  o.syscalls_spec = "all";  // every call of the thread, so its in-call time is all captured
-  o.syscalls = rastro::trace::parse_syscall_set("all").take();
-  o.quiet = true;
-  rastro::trace::MemorySink sink;
-  ASSERT_EQ(backend.run(o, sink), 0);
+  SelfCapture cap("RASTRO_OFFCPU_REPORT", "all");  // every call of the thread, so its in-call time is all captured
+  ASSERT_EQ(cap.status, 0);
+  auto& sink = cap.sink;
 
-  std::ifstream in(report);
+  std::ifstream in(cap.report);
   long long tid = 0, t0 = 0, t1 = 0, run_ns = 0, vol = 0, invol = 0;
   ASSERT_TRUE(in >> tid >> t0 >> t1 >> run_ns >> vol >> invol) << "the workload wrote no report";
   ASSERT_GE(vol, kBlockingReads / 2) << "the reader thread hardly blocked: the test proves nothing";
@@ -161,25 +177,15 @@ TEST(EbpfOffCpu, PerThreadTotalsAgreeWithTheKernelsSchedstatAndSwitchCounts) {
   EXPECT_NEAR(static_cast<double>(ev_vol), static_cast<double>(vol), std::max(1.0, 0.05 * static_cast<double>(vol)));
   // Involuntary switches may also hit the thread between calls (user mode): never more in calls.
   EXPECT_LE(ev_invol, invol);
-  std::remove(report.c_str());
-  ::rmdir(tmpl);
 }
 
 TEST(EbpfOffCpu, TheGapsOffCpuTimeBetweenRecordedCallsAgreesWithTheKernelsSchedstat) {
   if (std::string why = ebpf_missing(); !why.empty()) GTEST_SKIP() << "eBPF unavailable: " << why;
-  rastro::capture::ebpf::EbpfBackend backend;
-  char tmpl[] = "/tmp/rastro_gap_XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string report = std::string(tmpl) + "/report";
-  rastro::capture::CaptureOptions o;
-  o.command = {"/usr/bin/env", "RASTRO_GAP_REPORT=" + report, self_exe()};
-  o.syscalls_spec = "fs";  // clock_nanosleep is not recorded: its time is a gap's
-  o.syscalls = rastro::trace::parse_syscall_set("fs").take();
-  o.quiet = true;
-  rastro::trace::MemorySink sink;
-  ASSERT_EQ(backend.run(o, sink), 0);
+  SelfCapture cap("RASTRO_GAP_REPORT", "fs");  // clock_nanosleep is not recorded: its time is a gap's
+  ASSERT_EQ(cap.status, 0);
+  auto& sink = cap.sink;
 
-  std::ifstream in(report);
+  std::ifstream in(cap.report);
   long long tid = 0, t0 = 0, t1 = 0, run_ns = 0;
   ASSERT_TRUE(in >> tid >> t0 >> t1 >> run_ns) << "the workload wrote no report";
   long long gap = 0, in_calls = 0;
@@ -198,8 +204,6 @@ TEST(EbpfOffCpu, TheGapsOffCpuTimeBetweenRecordedCallsAgreesWithTheKernelsScheds
   ASSERT_GT(kernel_offcpu, kGapCalls * kFeedIntervalNs / 2) << "the thread hardly slept: the test proves nothing";
   EXPECT_NEAR(static_cast<double>(gap + in_calls), static_cast<double>(kernel_offcpu), 0.05 * static_cast<double>(kernel_offcpu));
   EXPECT_GT(gap, 10 * in_calls) << "the sleeps are between the recorded calls, not in them";
-  std::remove(report.c_str());
-  ::rmdir(tmpl);
 }
 
 }  // namespace
