@@ -68,6 +68,7 @@ ReplayThreads::~ReplayThreads() {
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
+  if (engine_pidfd_ >= 0) ::close(engine_pidfd_);
 }
 
 namespace {
@@ -85,6 +86,25 @@ void keep_bpf_maps_out_of_forks() {
   }
 }
 
+// In a replay process: ends it when the engine's process has ended. Killed (or crashed), that
+// process no longer watches the replay processes, which would otherwise go on replaying, for as
+// long as the trace's gaps last, a replay nobody will read. PR_SET_PDEATHSIG does not do: it fires
+// when the *thread* that forked ends, and a replay thread ends while the process it forked goes on.
+// A pidfd of a process becomes readable once its last thread has ended; this one was opened by the
+// engine's process before any fork and inherited, so it cannot name another process that reused
+// the pid. Whichever replay process sees it first removes the outcomes' directory (the others find
+// it gone).
+void end_with_engine(int engine_pidfd, std::string dir) {
+  std::thread([engine_pidfd, dir = std::move(dir)] {
+    pollfd p{engine_pidfd, POLLIN, 0};
+    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    ::_exit(1);
+  }).detach();
+}
+
 }  // namespace
 
 void ReplayThreads::use_processes(ProcessOutcomes outcomes) {
@@ -96,6 +116,11 @@ void ReplayThreads::use_processes(ProcessOutcomes outcomes) {
     if (p.own_table) p.slot = slots++;
   }
   slots_ = SharedArray<Slot>(static_cast<size_t>(slots), true);
+  engine_pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
+  if (engine_pidfd_ < 0)
+    throw Error(std::string("replay: cannot open a pidfd of the replayer's own process, for its replay processes to "
+                            "watch (pidfd_open, Linux 5.3): ") +
+                std::strerror(errno));
   std::string tmpl = (std::filesystem::temp_directory_path() / "rastro-replay-XXXXXX").string();
   if (!::mkdtemp(tmpl.data()))
     throw Error("replay: cannot make a temporary directory for the replay processes' outcomes (" + tmpl +
@@ -145,6 +170,7 @@ void ReplayThreads::run_process(Process& p) {
   // The forking process's list names threads that are not in this one (fork copies the calling
   // thread only), and another of them may have held its lock: this process keeps its own.
   local_ = new Local;
+  end_with_engine(engine_pidfd_, dir_);
   Slot& slot = slots_[static_cast<size_t>(p.slot)];
   slot.pid.store(static_cast<int32_t>(::getpid()));
   uint32_t not_started = kNotStarted;

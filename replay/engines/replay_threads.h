@@ -27,7 +27,10 @@
 // threads' outcomes (ThreadOutcomes::encode) in a file of the replay's own temporary directory
 // when it ends, which join() adopts. The engine's process watches them (pidfds): one that ends
 // without its outcome (a crash, a kill) ends the replay with an error naming its traced process,
-// after the others are killed, rather than leaving them waiting on its requests for ever.
+// after the others are killed, rather than leaving them waiting on its requests for ever. The
+// other way round, each replay process watches the engine's process (a pidfd it inherits from the
+// fork): when that process ends first (killed, crashed), the replay processes end too, and the
+// last of them removes the replay's temporary directory.
 //
 // Why: in one shared table (every replay thread of the replayer's one process) every call on an
 // fd pays what the kernel charges a shared table: a reference on the file and, for read, write
@@ -165,6 +168,7 @@ class ReplayThreads {
   ProcessOutcomes outcomes_;
   SharedArray<Slot> slots_;
   std::string dir_;  // where each replay process leaves its outcome (a file per slot)
+  int engine_pidfd_ = -1;  // the engine's process, as its replay processes watch it (end_with_engine)
 };
 
 }  // namespace rastro::replay::detail

@@ -6,6 +6,9 @@
 #include <fcntl.h>
 #include <linux/kcmp.h>
 #include <sched.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -20,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -272,6 +276,79 @@ TEST(ReplayThreads, AReplayProcessThatDiesEndsTheReplayWithAnError) {
     EXPECT_NE(std::string(e.what()).find("traced process 2 ended before its last request"), std::string::npos)
         << e.what();
   }
+}
+
+
+// The other way round: the replay processes end with the engine's process. Killed, it leaves none
+// of them replaying on (here for 10 s more of think gaps) a replay nobody will read, nor their
+// temporary directory. The engine runs in a child of the test, which takes in the orphaned replay
+// processes as their subreaper and sees them end.
+TEST(ReplayThreads, TheReplayProcessesEndWhenTheEnginesProcessIsKilled) {
+  if (!detail::kProcessesAvailable) GTEST_SKIP() << "ThreadSanitizer build: no replay processes (replay_threads.h)";
+  TraceBuilder b;
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/a"});
+  b.add(1, 1, "fork", {}, 2);
+  b.add(2, 2, "write", {3, 0, 10}, 10);
+  b.add(2, 2, "write", {3, 0, 10}, 10, {}, b.clock + 10'000'000'000);  // 10 s later
+  testing::TempDir root, tmp;
+  SandboxResolver sb(root.path());
+  Plan plan = testing::hand_plan(b.take(), false);
+  EngineOptions o;
+  o.processes = true;
+  o.timing = parse_timing("think").take();
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0) << std::strerror(errno);
+  const pid_t engine = ::fork();
+  ASSERT_GE(engine, 0) << std::strerror(errno);
+  if (engine == 0) {
+    ::setenv("TMPDIR", tmp.path().c_str(), 1);  // the replay's outcomes directory, to look for after
+    try {
+      run_engine(EngineKind::kWorkers, plan, sb, o);
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  auto children_of = [](pid_t pid) {
+    std::vector<pid_t> v;
+    std::error_code ec;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+      std::ifstream in(task.path() / "children");
+      for (pid_t c; in >> c;) v.push_back(c);
+    }
+    return v;
+  };
+  std::set<pid_t> replay_processes;  // traced process 1's, and its child, traced process 2's
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (replay_processes.size() < 2 && std::chrono::steady_clock::now() < give_up) {
+    for (pid_t p1 : children_of(engine)) {
+      replay_processes.insert(p1);
+      for (pid_t p2 : children_of(p1)) replay_processes.insert(p2);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // Held through pidfds: a replay process may be reaped by its parent (another replay process)
+  // rather than by this one, and its pid then names nothing, or another process.
+  std::map<pid_t, int> pidfds;
+  for (pid_t p : replay_processes) pidfds[p] = static_cast<int>(::syscall(SYS_pidfd_open, p, 0));
+  ASSERT_EQ(::kill(engine, SIGKILL), 0);
+  ASSERT_EQ(::waitpid(engine, nullptr, 0), engine);
+  EXPECT_EQ(replay_processes.size(), 2u) << "the replay processes did not all appear";
+  // Each must end well before its 10 s gap does.
+  size_t running = 0;
+  for (auto [p, fd] : pidfds) {
+    ASSERT_GE(fd, 0) << "replay process " << p << " ended before the engine was killed";
+    pollfd pfd{fd, POLLIN, 0};
+    if (::poll(&pfd, 1, 3000) != 1) ++running;
+  }
+  EXPECT_EQ(running, 0u) << running << " replay process(es) still running 3 s after the engine's was killed";
+  for (auto [p, fd] : pidfds) {
+    ::syscall(SYS_pidfd_send_signal, fd, SIGKILL, nullptr, 0);  // (after a failure)
+    ::waitpid(p, nullptr, 0);  // this test's child, when it was orphaned; else ECHILD at once
+    ::close(fd);
+  }
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+  std::vector<std::string> leftovers;
+  for (const auto& e : std::filesystem::directory_iterator(tmp.path())) leftovers.push_back(e.path().filename());
+  EXPECT_TRUE(leftovers.empty()) << "left behind in TMPDIR: " << leftovers.front();
 }
 
 }  // namespace
