@@ -26,6 +26,7 @@
 #include "replay/runtime/io_buffer.h"
 #include "replay/runtime/process_state.h"
 #include "replay/runtime/sandbox_resolver.h"
+#include "replay/runtime/unique_fd.h"
 #include "trace/model/event.h"
 #include "trace/model/string_table.h"
 
@@ -74,6 +75,13 @@ struct ThreadScratch {
   // (0: not narrowed): the sandbox's path resolution before it and the fd-table bookkeeping after
   // it are the replayer's work, not the call's (request_runner.h).
   SyscallSpan call;
+  // Its traced process's cwd inside the root, an O_PATH fd of this thread's fd table, kept while
+  // the process stays in that cwd: traced relative paths are walked from it (SandboxResolver::Base).
+  struct Cwd {
+    const ProcessState* proc = nullptr;
+    std::string path;
+    UniqueFd fd;
+  } cwd;
   char* read_area(size_t n);
   const char* write_area(size_t n);
 };

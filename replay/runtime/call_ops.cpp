@@ -32,7 +32,7 @@ int64_t CallOps::unsupported() {
   return e.rvalue;
 }
 
-bool CallOps::path_arg(int di, int pi, std::string* out) {
+bool CallOps::path_arg(int di, int pi, std::string* out, SandboxResolver::Base* base_out) {
   std::string_view p = str(pi);
   if (p.empty() && !empty_path_allowed()) {
     // "" names nothing: the kernel fails the call with ENOENT before any lookup (cmake calls
@@ -68,12 +68,49 @@ bool CallOps::path_arg(int di, int pi, std::string* out) {
   }
   *out = SandboxResolver::absolute(base, p);
   switch (SandboxResolver::check(*out)) {
-    case PathVerdict::kOk: return true;
+    case PathVerdict::kOk:
+      if (base_out) *base_out = base_of(di, pi, *out);
+      return true;
     case PathVerdict::kDevNull: c.skip = SkipReason::kSpecialPath; return false;
     case PathVerdict::kSpecial: c.skip = SkipReason::kSpecialPath; return false;
     case PathVerdict::kBadBytes: c.skip = SkipReason::kBadPath; return false;
   }
   return false;
+}
+
+SandboxResolver::Base CallOps::base_of(int di, int pi, std::string_view abs) {
+  SandboxResolver::Base b;
+  const std::string_view traced = str(pi);
+  if (traced.empty() || traced.front() == '/') return b;
+  const bool from_cwd = di < 0 || c.a(di) == AT_FDCWD;
+  FdLookup dirfd;
+  std::string dir;
+  if (from_cwd) {
+    dir = c.proc.cwd();
+  } else {
+    dirfd = fds.get(c.key(di));
+    if (dirfd.state != FdState::kOpen || dirfd.emulated || dirfd.stream) return b;
+    dir = fds.path(c.key(di));
+  }
+  if (dir.empty() || dir.front() != '/') return b;
+  // `abs` may be the plan's path, made absolute its own way: only where both name the same path.
+  const std::string joined = SandboxResolver::absolute(dir, traced);
+  if (joined != abs && SandboxResolver::normalise(joined) != SandboxResolver::normalise(abs)) return b;
+  if (from_cwd) {
+    ThreadScratch::Cwd& cwd = c.scratch.cwd;
+    if (cwd.fd.get() < 0 || cwd.proc != &c.proc || cwd.path != dir) {
+      // (Not kept when it failed: the directory may be made later.)
+      const int fd = sandbox_.open(dir, O_PATH | O_DIRECTORY, 0);
+      cwd.fd.reset(fd < 0 ? -1 : fd);
+      cwd.proc = &c.proc;
+      cwd.path = std::move(dir);
+    }
+    b.dirfd = cwd.fd.get();
+  } else {
+    b.dirfd = dirfd.fd;  // opened by the sandbox, inside the root
+  }
+  if (b.dirfd >= 0) b.path = traced;
+  return b;
 }
 
 bool CallOps::empty_path_allowed() const {
@@ -127,7 +164,8 @@ int64_t CallOps::install(int key, int replay_fd, bool cloexec, std::string path,
 int64_t CallOps::open_path(int di, int pi, int flags, mode_t mode) {
   if (int64_t r; reopen_own_fd(pi, flags, &r)) return r;
   std::string abs;
-  if (!path_arg(di, pi, &abs)) {
+  SandboxResolver::Base base;
+  if (!path_arg(di, pi, &abs, &base)) {
     if (c.skip == SkipReason::kSpecialPath && SandboxResolver::check(abs) == PathVerdict::kDevNull) {
       c.skip = SkipReason::kNone;  // /dev/null is replayed against the real one
       int fd = ::open("/dev/null", (flags & O_ACCMODE) | O_CLOEXEC);
@@ -139,7 +177,7 @@ int64_t CallOps::open_path(int di, int pi, int flags, mode_t mode) {
     return e.rvalue;
   }
   bool fifo = false;
-  int fd = sandbox_.open(abs, flags & ~O_CLOEXEC, mode, &c.scratch.call, &fifo);
+  int fd = sandbox_.open(abs, flags & ~O_CLOEXEC, mode, &c.scratch.call, &fifo, &base);
   return install(c.ret_key(), fd, flags & O_CLOEXEC, abs, fifo);
 }
 

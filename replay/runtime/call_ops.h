@@ -64,8 +64,12 @@ class CallOps {
  private:
   std::string_view str(int i) const { return strings_.get(e.arg(i).str); }
   // Absolute traced path of path argument `pi`, relative to dirfd argument `di` (-1 = cwd).
-  // Returns false with c.skip set when it cannot be used.
-  bool path_arg(int di, int pi, std::string* out);
+  // Returns false with c.skip set when it cannot be used. `base` (optional): where a relative
+  // traced path can be walked from, as the traced call walked it (dirfd -1: from the root only).
+  bool path_arg(int di, int pi, std::string* out, SandboxResolver::Base* base = nullptr);
+  // The directory a relative path argument starts from, open in this thread's table, when it is
+  // the one `abs` was made from: the process's cwd (opened once per cwd) or the dirfd's replay fd.
+  SandboxResolver::Base base_of(int di, int pi, std::string_view abs);
   // AT_EMPTY_PATH among the call's flags: an empty path then names the dirfd (or the cwd).
   bool empty_path_allowed() const;
   // O_PATH object fd for a path argument; returns -errno, or 1 with c.skip set.

@@ -93,27 +93,51 @@ std::string_view SandboxResolver::relative(std::string_view abs_path) {
   return abs_path.substr(i);
 }
 
-int SandboxResolver::openat2_in_root(std::string_view rel, int flags, mode_t mode, SyscallSpan* span) const {
-  std::string p(rel);  // NUL-terminated copy (the trace's strings are views)
-  open_how how{};
-  how.flags = static_cast<uint64_t>(flags) | O_CLOEXEC;
-  // The kernel rejects a mode without O_CREAT/O_TMPFILE.
-  how.mode = (flags & (O_CREAT | __O_TMPFILE)) ? (mode & 07777) : 0;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+namespace {
+
+long openat2_retrying(int dirfd, const std::string& path, const open_how& how, SyscallSpan* span) {
   for (;;) {
     if (span) span->begin_ns = monotonic_ns();
-    long fd = syscall(SYS_openat2, root_fd_.get(), p.c_str(), &how, sizeof how);
+    long fd = syscall(SYS_openat2, dirfd, path.c_str(), &how, sizeof how);
     if (span) span->end_ns = monotonic_ns();
-    if (fd >= 0) return static_cast<int>(fd);
-    // EAGAIN: a concurrent rename raced the lookup (RESOLVE_IN_ROOT is conservative); retry.
+    if (fd >= 0) return fd;
+    // EAGAIN: a concurrent rename raced the lookup (scoped lookups are conservative); retry.
     if (errno != EAGAIN) return -errno;
   }
 }
 
-int SandboxResolver::open(std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span, bool* fifo) const {
-  if (flags & O_PATH) return openat2_in_root(relative(abs_path), flags, mode, span);
+open_how how_of(int flags, mode_t mode, uint64_t resolve) {
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags) | O_CLOEXEC;
+  // The kernel rejects a mode without O_CREAT/O_TMPFILE.
+  how.mode = (flags & (O_CREAT | __O_TMPFILE)) ? (mode & 07777) : 0;
+  how.resolve = resolve;
+  return how;
+}
+
+}  // namespace
+
+int SandboxResolver::openat2_in_root(std::string_view rel, int flags, mode_t mode, SyscallSpan* span) const {
+  const std::string p(rel);  // NUL-terminated copy (the trace's strings are views)
+  return static_cast<int>(
+      openat2_retrying(root_fd_.get(), p, how_of(flags, mode, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS), span));
+}
+
+int SandboxResolver::openat2_from(const Base* base, std::string_view abs_path, int flags, mode_t mode,
+                                  SyscallSpan* span) const {
+  if (base && base->dirfd >= 0 && !base->path.empty() && base->path.front() != '/') {
+    const std::string p(base->path);
+    const long fd = openat2_retrying(base->dirfd, p, how_of(flags, mode, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), span);
+    if (fd != -EXDEV) return static_cast<int>(fd);
+  }
+  return openat2_in_root(relative(abs_path), flags, mode, span);
+}
+
+int SandboxResolver::open(std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span, bool* fifo,
+                          const Base* base) const {
+  if (flags & O_PATH) return openat2_from(base, abs_path, flags, mode, span);
   bool nonblock = flags & O_NONBLOCK;
-  int fd = openat2_in_root(relative(abs_path), flags | O_NONBLOCK, mode, span);
+  int fd = openat2_from(base, abs_path, flags | O_NONBLOCK, mode, span);
   if (fd == -ENXIO && (flags & O_ACCMODE) == O_WRONLY && is_fifo(abs_path)) {
     // A FIFO no reader has open yet: the traced open waited for one, and so does this one, up to a
     // stream's deadline (stream_io.h; the reader's open never waits). A writer that opened and

@@ -59,13 +59,26 @@ class SandboxResolver {
   // Whether `path` is `dir` or below it ("/dev" holds "/dev/x", not "/devices").
   static bool under(std::string_view path, std::string_view dir);
 
+  // Where a traced relative path started: a directory inside the root that stands for the traced
+  // call's cwd or dirfd (an O_PATH or directory fd the sandbox opened), and the path as traced.
+  // The kernel then walks from it, RESOLVE_BENEATH, the components the traced call walked, not
+  // the whole absolute path from the root: git's `.git/...` opens relative to its work tree
+  // replayed at 1.2-1.6 of traced, walking five more components. A path that leaves the base
+  // (`..` above it, an absolute symlink: EXDEV) is walked from the root as before.
+  struct Base {
+    int dirfd = -1;
+    std::string_view path;
+  };
+
   // openat2 of an absolute traced path inside the root. Returns the fd or -errno.
   // Device nodes and sockets found inside the root are refused with -EPERM (a planted device node
   // must not be written). A FIFO (the trace's mkfifo) opens non-blocking, its writer read-write
   // when no reader has it yet, so it never blocks the replay: a stream (stream_io.h). `span`
   // (optional): when the openat2 itself ran (the type check after it is the sandbox's).
   // `fifo` (optional): set when the fd is such a FIFO.
-  int open(std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span = nullptr, bool* fifo = nullptr) const;
+  // `base` (optional): the same object, named relative to a Base (above).
+  int open(std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span = nullptr, bool* fifo = nullptr,
+           const Base* base = nullptr) const;
   // O_PATH fd of the object; `follow` = follow a final symlink (inside the root). fd or -errno.
   int open_object(std::string_view abs_path, bool follow) const;
 
@@ -84,6 +97,8 @@ class SandboxResolver {
  private:
   bool is_fifo(std::string_view abs_path) const;
   int openat2_in_root(std::string_view rel, int flags, mode_t mode, SyscallSpan* span = nullptr) const;
+  // From `base` when it is given and the path stays beneath it, else from the root.
+  int openat2_from(const Base* base, std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span) const;
 
   std::string root_;
   UniqueFd root_fd_;

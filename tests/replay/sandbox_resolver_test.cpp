@@ -80,6 +80,41 @@ TEST(SandboxResolver, DotDotAndAbsoluteSymlinksStayInside) {
   EXPECT_LT(sb.open("/proc/self/root/etc/passwd", O_RDONLY, 0), 0);
 }
 
+// A relative traced path walked from a Base (a directory inside the root that stands for the
+// traced cwd or dirfd) stays beneath it, and one that leaves it is walked from the root instead,
+// where `..` stops at the root and absolute symlinks are re-rooted.
+TEST(SandboxResolver, ABaseIsWalkedBeneathAndAPathLeavingItFromTheRoot) {
+  TempDir top;
+  std::string root = top.sub("root"), outside = top.sub("outside");
+  std::filesystem::create_directories(root + "/d/e");
+  std::filesystem::create_directories(root + "/outside");
+  mkdir(outside.c_str(), 0755);
+  testing::write_file(outside + "/secret", "s");
+  ASSERT_EQ(symlink(outside.c_str(), (root + "/d/e/abs").c_str()), 0);
+  ASSERT_EQ(symlink("../../../outside", (root + "/d/e/rel").c_str()), 0);
+  SandboxResolver sb(root);
+  const int dir = sb.open("/d/e", O_PATH | O_DIRECTORY, 0);
+  ASSERT_GE(dir, 0);
+  auto open_from = [&](std::string_view traced, std::string_view abs, int flags) {
+    const SandboxResolver::Base base{dir, traced};
+    const int fd = sb.open(abs, flags, 0644, nullptr, nullptr, &base);
+    if (fd >= 0) close(fd);
+    return fd < 0 ? fd : 0;
+  };
+  EXPECT_EQ(open_from("f", "/d/e/f", O_CREAT | O_WRONLY), 0);
+  EXPECT_TRUE(std::filesystem::exists(root + "/d/e/f"));
+  EXPECT_EQ(open_from("../../../../outside/x", "/outside/x", O_CREAT | O_WRONLY), 0);
+  EXPECT_TRUE(std::filesystem::exists(root + "/outside/x"));
+  EXPECT_FALSE(std::filesystem::exists(outside + "/x"));
+  EXPECT_EQ(open_from("abs/secret", "/d/e/abs/secret", O_RDONLY), -ENOENT);  // re-rooted
+  EXPECT_EQ(open_from("rel/secret", "/d/e/rel/secret", O_RDONLY), -ENOENT);  // `..` stopped at the root
+  // The walk starts at the base itself, not at its path: moved, the base still leads to it.
+  ASSERT_EQ(rename((root + "/d").c_str(), (root + "/m").c_str()), 0);
+  EXPECT_EQ(open_from("g", "/d/e/g", O_CREAT | O_WRONLY), 0);
+  EXPECT_TRUE(std::filesystem::exists(root + "/m/e/g"));
+  close(dir);
+}
+
 TEST(SandboxResolver, ParentOfDotDotIsTheObjectNotAName) {
   TempDir top;
   mkdir(top.sub("a").c_str(), 0755);
