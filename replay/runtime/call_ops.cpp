@@ -132,8 +132,9 @@ const void* CallOps::xattr_value(std::string_view name, size_t n, int fd, const 
 
 int64_t CallOps::object(int di, int pi, bool follow, UniqueFd* out) {
   std::string abs;
-  if (!path_arg(di, pi, &abs)) return 1;
-  int fd = sandbox_.open_object(abs, follow);
+  SandboxResolver::Base base;
+  if (!path_arg(di, pi, &abs, &base)) return 1;
+  int fd = sandbox_.open_object(abs, follow, &base);
   c.scratch.call.begin_ns = monotonic_ns();  // the call on the object begins now
   if (fd < 0) return fd;
   out->reset(fd);
@@ -142,8 +143,9 @@ int64_t CallOps::object(int di, int pi, bool follow, UniqueFd* out) {
 
 int64_t CallOps::parent(int di, int pi, SandboxResolver::Parent* out) {
   std::string abs;
-  if (!path_arg(di, pi, &abs)) return 1;
-  const int r = sandbox_.open_parent(abs, out);
+  SandboxResolver::Base base;
+  if (!path_arg(di, pi, &abs, &base)) return 1;
+  const int r = sandbox_.open_parent(abs, out, &base);
   c.scratch.call.begin_ns = monotonic_ns();  // the *at call on the name begins now
   return r;
 }

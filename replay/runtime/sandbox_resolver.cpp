@@ -129,6 +129,7 @@ int SandboxResolver::openat2_from(const Base* base, std::string_view abs_path, i
     const std::string p(base->path);
     const long fd = openat2_retrying(base->dirfd, p, how_of(flags, mode, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), span);
     if (fd != -EXDEV) return static_cast<int>(fd);
+    if (abs_path.empty()) return kLeftTheBase;  // the caller walks its own way from the root
   }
   return openat2_in_root(relative(abs_path), flags, mode, span);
 }
@@ -184,11 +185,28 @@ bool SandboxResolver::is_fifo(std::string_view abs_path) const {
   return o.get() >= 0 && ::fstat(o.get(), &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
-int SandboxResolver::open_object(std::string_view abs_path, bool follow) const {
-  return openat2_in_root(relative(abs_path), O_PATH | (follow ? 0 : O_NOFOLLOW), 0);
+int SandboxResolver::open_object(std::string_view abs_path, bool follow, const Base* base) const {
+  return openat2_from(base, abs_path, O_PATH | (follow ? 0 : O_NOFOLLOW), 0, nullptr);
 }
 
-int SandboxResolver::open_parent(std::string_view abs_path, Parent* out) const {
+int SandboxResolver::open_parent(std::string_view abs_path, Parent* out, const Base* base) const {
+  if (base && base->dirfd >= 0 && !base->path.empty() && base->path.front() != '/') {
+    // The traced path's own directory part, walked from the base; its last name as traced.
+    std::string_view t = base->path;
+    while (t.size() > 1 && t.back() == '/') t.remove_suffix(1);
+    const size_t slash = t.rfind('/');
+    const std::string_view name = slash == std::string_view::npos ? t : t.substr(slash + 1);
+    if (!name.empty() && name != "." && name != "..") {
+      const Base dir{base->dirfd, slash == std::string_view::npos ? std::string_view(".") : t.substr(0, slash + 1)};
+      const int fd = openat2_from(&dir, {}, O_PATH | O_DIRECTORY, 0, nullptr);
+      if (fd != kLeftTheBase) {
+        if (fd < 0) return fd;
+        out->dir.reset(fd);
+        out->name.assign(name);
+        return 0;
+      }
+    }
+  }
   std::string_view p = abs_path;
   while (p.size() > 1 && p.back() == '/') p.remove_suffix(1);  // "dir/" names "dir"
   size_t slash = p.rfind('/');

@@ -15,6 +15,7 @@
 
 #include <sys/types.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -80,7 +81,7 @@ class SandboxResolver {
   int open(std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span = nullptr, bool* fifo = nullptr,
            const Base* base = nullptr) const;
   // O_PATH fd of the object; `follow` = follow a final symlink (inside the root). fd or -errno.
-  int open_object(std::string_view abs_path, bool follow) const;
+  int open_object(std::string_view abs_path, bool follow, const Base* base = nullptr) const;
 
   // The directory containing the last component, and that component. When the path ends in
   // "." or ".." or is "/" there is no name to act on: `name` is empty and `dir` is the object
@@ -89,7 +90,9 @@ class SandboxResolver {
     UniqueFd dir;
     std::string name;
   };
-  int open_parent(std::string_view abs_path, Parent* out) const;
+  // `base` (optional): the traced path's directory part is walked from it, its last name kept
+  // as traced (a path leaving the base is resolved from the root, as without one).
+  int open_parent(std::string_view abs_path, Parent* out, const Base* base = nullptr) const;
 
   // Root-relative form used with RESOLVE_IN_ROOT ("/a/b" -> "a/b", "/" -> ".").
   static std::string_view relative(std::string_view abs_path);
@@ -97,7 +100,9 @@ class SandboxResolver {
  private:
   bool is_fifo(std::string_view abs_path) const;
   int openat2_in_root(std::string_view rel, int flags, mode_t mode, SyscallSpan* span = nullptr) const;
-  // From `base` when it is given and the path stays beneath it, else from the root.
+  // From `base` when it is given and the path stays beneath it, else from the root (with an empty
+  // `abs_path`: kLeftTheBase instead).
+  static constexpr int kLeftTheBase = -EXDEV;
   int openat2_from(const Base* base, std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span) const;
 
   std::string root_;

@@ -71,7 +71,8 @@ TEST(RuntimeCallExecutor, ReplaysFileCallsAndComparesReturnValues) {
 
 // A relative path is walked from the process's cwd, or from the dirfd's replay fd, as the traced
 // call walked it, not from the root down the whole absolute path (SandboxResolver::Base: git's
-// `.git/...` opens replayed at 1.2-1.6 of traced that way). Seen here by moving the cwd's parent
+// `.git/...` opens replayed at 1.2-1.6 of traced that way); so do calls on an object or a name,
+// whose walk kernel timing counts. Seen here by moving the cwd's parent
 // away behind the replay's back: only a walk from the cwd still finds it.
 TEST(RuntimeCallExecutor, RelativePathsAreWalkedFromTheCwdOrTheDirfd) {
   TraceBuilder b;
@@ -83,6 +84,12 @@ TEST(RuntimeCallExecutor, RelativePathsAreWalkedFromTheCwdOrTheDirfd) {
   // (here /a is moved to /z)
   b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY, 0644}, 5, {"g"});
   b.add(1, 1, "openat", {4, 0, O_CREAT | O_WRONLY, 0644}, 6, {"h"});
+  // Calls on an object (stat) and on a name (mkdir, unlink) walk from there too.
+  b.add(1, 1, "newfstatat", {AT_FDCWD, 0, 0, 0}, 0, {"g"});
+  b.add(1, 1, "newfstatat", {4, 0, 0, 0}, 0, {"h"});
+  b.add(1, 1, "mkdir", {0, 0755}, 0, {"sub"});
+  b.add(1, 1, "mkdir", {0, 0755}, 0, {"sub/deeper"});
+  b.add(1, 1, "unlink", {}, 0, {"f"});
   // A path that leaves the cwd is walked from the root, where /a is gone.
   b.add(1, 1, "openat", {AT_FDCWD, 0, O_RDONLY, 0}, -ENOENT, {"../../a/b/f"});
   Fixture f;
@@ -99,6 +106,8 @@ TEST(RuntimeCallExecutor, RelativePathsAreWalkedFromTheCwdOrTheDirfd) {
   }
   EXPECT_TRUE(std::filesystem::exists(f.dir.sub("z/b/g")));
   EXPECT_TRUE(std::filesystem::exists(f.dir.sub("z/b/h")));
+  EXPECT_TRUE(std::filesystem::is_directory(f.dir.sub("z/b/sub/deeper")));
+  EXPECT_FALSE(std::filesystem::exists(f.dir.sub("z/b/f")));
 }
 
 TEST(RuntimeCallExecutor, WritesDeterministicBytes) {
