@@ -231,34 +231,40 @@ TEST(ReplayThreads, WithProcessesEachTracedProcessIsAReplayProcessOfItsOwn) {
   }
 }
 
+// The child processes of `pid` (listed per thread: the one that forked them).
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> v;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream in(task.path() / "children");
+    for (pid_t c; in >> c;) v.push_back(c);
+  }
+  return v;
+}
+
+// Traced process 1 opens a file and forks 2, which writes to it, and again `gap_ns` later.
+trace::Trace a_fork_then_a_gap(int64_t gap_ns) {
+  TraceBuilder b;
+  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/a"});
+  b.add(1, 1, "fork", {}, 2);
+  b.add(2, 2, "write", {3, 0, 10}, 10);
+  b.add(2, 2, "write", {3, 0, 10}, 10, {}, b.clock + gap_ns);
+  return b.take();
+}
+
 // A replay process that dies (here: killed while its thread waits out a 3 s think gap) ends the
 // replay with an error naming its traced process, promptly: its parent, which waits for it, and
 // the engine are not left waiting for requests it will never complete.
 TEST(ReplayThreads, AReplayProcessThatDiesEndsTheReplayWithAnError) {
   if (!detail::kProcessesAvailable) GTEST_SKIP() << "ThreadSanitizer build: no replay processes (replay_threads.h)";
-  TraceBuilder b;
-  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/a"});
-  b.add(1, 1, "fork", {}, 2);
-  b.add(2, 2, "write", {3, 0, 10}, 10);
-  b.add(2, 2, "write", {3, 0, 10}, 10, {}, b.clock + 3'000'000'000);  // 3 s later
   testing::TempDir root;
   SandboxResolver sb(root.path());
-  Plan plan = testing::hand_plan(b.take(), false);
+  Plan plan = testing::hand_plan(a_fork_then_a_gap(3'000'000'000), false);
   EngineOptions o;
   o.processes = true;
   o.timing = parse_timing("think").take();
   auto replay = std::async(std::launch::async, [&] { return run_engine(EngineKind::kWorkers, plan, sb, o); });
-  // The engine's child is traced process 1's replay process; its child, traced process 2's. (A
-  // process's children are listed per thread: the one that forked them.)
-  auto children_of = [](pid_t pid) {
-    std::vector<pid_t> v;
-    std::error_code ec;
-    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-      std::ifstream in(task.path() / "children");
-      for (pid_t c; in >> c;) v.push_back(c);
-    }
-    return v;
-  };
+  // The engine's child is traced process 1's replay process; its child, traced process 2's.
   pid_t victim = 0;
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (victim == 0 && std::chrono::steady_clock::now() < give_up) {
@@ -285,14 +291,9 @@ TEST(ReplayThreads, AReplayProcessThatDiesEndsTheReplayWithAnError) {
 // processes as their subreaper and sees them end.
 TEST(ReplayThreads, TheReplayProcessesEndWhenTheEnginesProcessIsKilled) {
   if (!detail::kProcessesAvailable) GTEST_SKIP() << "ThreadSanitizer build: no replay processes (replay_threads.h)";
-  TraceBuilder b;
-  b.add(1, 1, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/a"});
-  b.add(1, 1, "fork", {}, 2);
-  b.add(2, 2, "write", {3, 0, 10}, 10);
-  b.add(2, 2, "write", {3, 0, 10}, 10, {}, b.clock + 10'000'000'000);  // 10 s later
   testing::TempDir root, tmp;
   SandboxResolver sb(root.path());
-  Plan plan = testing::hand_plan(b.take(), false);
+  Plan plan = testing::hand_plan(a_fork_then_a_gap(10'000'000'000), false);
   EngineOptions o;
   o.processes = true;
   o.timing = parse_timing("think").take();
@@ -307,15 +308,6 @@ TEST(ReplayThreads, TheReplayProcessesEndWhenTheEnginesProcessIsKilled) {
     }
     ::_exit(0);
   }
-  auto children_of = [](pid_t pid) {
-    std::vector<pid_t> v;
-    std::error_code ec;
-    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-      std::ifstream in(task.path() / "children");
-      for (pid_t c; in >> c;) v.push_back(c);
-    }
-    return v;
-  };
   std::set<pid_t> replay_processes;  // traced process 1's, and its child, traced process 2's
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (replay_processes.size() < 2 && std::chrono::steady_clock::now() < give_up) {
