@@ -46,6 +46,7 @@ bool CallOps::path_arg(int di, int pi, std::string* out, SandboxResolver::Base* 
     return false;
   }
   std::string base;
+  const std::string_view traced = p;
   const trace::SyscallInfo* info = trace::syscall_by_nr(e.nr);
   const int slot = info ? info->path_slot(pi) : -1;  // which Request::path (a symlink's target is none)
   if (c.resolved && slot >= 0 && slot < 2 && c.resolved[slot] != trace::kNoStr &&
@@ -69,7 +70,8 @@ bool CallOps::path_arg(int di, int pi, std::string* out, SandboxResolver::Base* 
   *out = SandboxResolver::absolute(base, p);
   switch (SandboxResolver::check(*out)) {
     case PathVerdict::kOk:
-      if (base_out) *base_out = base_of(di, pi, *out);
+      // (Made from the traced path itself, `base` is the directory it started from.)
+      if (base_out) *base_out = base_of(di, pi, *out, p.data() == traced.data() ? &base : nullptr);
       return true;
     case PathVerdict::kDevNull: c.skip = SkipReason::kSpecialPath; return false;
     case PathVerdict::kSpecial: c.skip = SkipReason::kSpecialPath; return false;
@@ -78,24 +80,27 @@ bool CallOps::path_arg(int di, int pi, std::string* out, SandboxResolver::Base* 
   return false;
 }
 
-SandboxResolver::Base CallOps::base_of(int di, int pi, std::string_view abs) {
+SandboxResolver::Base CallOps::base_of(int di, int pi, std::string_view abs, const std::string* dir_of_abs) {
   SandboxResolver::Base b;
   const std::string_view traced = str(pi);
   if (traced.empty() || traced.front() == '/') return b;
   const bool from_cwd = di < 0 || c.a(di) == AT_FDCWD;
   FdLookup dirfd;
-  std::string dir;
-  if (from_cwd) {
-    dir = c.proc.cwd();
-  } else {
+  if (!from_cwd) {
     dirfd = fds.get(c.key(di));
     if (dirfd.state != FdState::kOpen || dirfd.emulated || dirfd.stream) return b;
-    dir = fds.path(c.key(di));
+  }
+  std::string dir;
+  if (dir_of_abs && from_cwd) {  // (a dirfd's: path_arg may have fallen back to another directory)
+    dir = *dir_of_abs;
+  } else {
+    dir = from_cwd ? c.proc.cwd() : fds.path(c.key(di));
+    // `abs` is the plan's path, made absolute its own way: only where both name the same path.
+    if (dir.empty() || dir.front() != '/') return b;
+    const std::string joined = SandboxResolver::absolute(dir, traced);
+    if (joined != abs && SandboxResolver::normalise(joined) != SandboxResolver::normalise(abs)) return b;
   }
   if (dir.empty() || dir.front() != '/') return b;
-  // `abs` may be the plan's path, made absolute its own way: only where both name the same path.
-  const std::string joined = SandboxResolver::absolute(dir, traced);
-  if (joined != abs && SandboxResolver::normalise(joined) != SandboxResolver::normalise(abs)) return b;
   if (from_cwd) {
     ThreadScratch::Cwd& cwd = c.scratch.cwd;
     if (cwd.fd.get() < 0 || cwd.proc != &c.proc || cwd.path != dir) {

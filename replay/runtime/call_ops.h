@@ -69,7 +69,8 @@ class CallOps {
   bool path_arg(int di, int pi, std::string* out, SandboxResolver::Base* base = nullptr);
   // The directory a relative path argument starts from, open in this thread's table, when it is
   // the one `abs` was made from: the process's cwd (opened once per cwd) or the dirfd's replay fd.
-  SandboxResolver::Base base_of(int di, int pi, std::string_view abs);
+  // `dir_of_abs`: the cwd path_arg made `abs` from, when it made it from the traced path.
+  SandboxResolver::Base base_of(int di, int pi, std::string_view abs, const std::string* dir_of_abs);
   // AT_EMPTY_PATH among the call's flags: an empty path then names the dirfd (or the cwd).
   bool empty_path_allowed() const;
   // O_PATH object fd for a path argument; returns -errno, or 1 with c.skip set.
