@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -35,6 +36,23 @@ inline std::vector<Flavor> flavors() {
 #endif
   return f;
 }
+
+// Open MPI makes its session directory /tmp/ompi.HOST.UID at each mpirun; two jobs started at once
+// (ctest -j runs two MPI tests side by side) race to create it, and the loser's mpirun fails
+// ("A call to mkdir was unable to create the desired directory ... File exists", orte_init
+// failed). Every job of this test process, its own or the ones rastro launches, gets a base of its
+// own instead, removed when the process ends.
+inline const bool kOwnOpenMpiSessionBase = [] {
+  static const std::string base =
+      (std::filesystem::temp_directory_path() / ("rastro-ompi-" + std::to_string(getpid()))).string();
+  std::filesystem::create_directories(base);
+  ::setenv("OMPI_MCA_orte_tmpdir_base", base.c_str(), 1);
+  std::atexit([] {
+    std::error_code ec;
+    std::filesystem::remove_all(base, ec);
+  });
+  return true;
+}();
 
 inline std::string scratch(const std::string& what) {
   auto d = std::filesystem::temp_directory_path() / ("rastro-mpi-" + what + "-" + std::to_string(getpid()));
