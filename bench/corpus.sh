@@ -34,8 +34,10 @@
 # workers-fs,workers-temporal,coordinator-fs,coordinator-temporal,compiled-fs,compiled-temporal);
 # many rounds of one cell cost a fraction of all six. An ENGINE suffix _p replays with --processes
 # (each traced process in a replay process of its own), _w with --think-work memory (the threads
-# work on memory through their traced gaps; THINK_WORK=memory:SIZE sets another size), _p_w with
-# both: e.g. -e workers-fs,workers_p-fs puts threads and processes side by side on the same captures.
+# work on memory through their traced gaps; THINK_WORK=memory:SIZE sets another size), _wc with
+# --think-work memory,code (code run as well: THINK_WORK_CODE sets another mode), _p_w and _p_wc
+# with --processes as well: e.g. -e workers-fs,workers_p-fs puts threads and processes side by side
+# on the same captures.
 # PROGRAM: git rsync make tarpipe python sqlite fio mmap (default: all of these eight), or the extra
 # programs sort cpa findgrep sedi fifo zip cmake perl procsub xz gccpipe gitclone vim node postgres
 # ninja patch debpkg sparse (named only). Needs root for eBPF.
@@ -69,7 +71,7 @@ while getopts "b:o:r:n:c:e:ktuh" opt; do
     n) runs=$OPTARG ;;
     c) rounds=$OPTARG ;;
     e) cells=$OPTARG ;;
-    *) sed -n '2,45p' "$0"; exit 2 ;;
+    *) sed -n '2,47p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -77,8 +79,8 @@ shift $((OPTIND - 1))
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "corpus: -c wants a count of rounds >= 1, not '$rounds'" >&2; exit 2; }
 [ $keep = 0 ] || [ "$rounds" = 1 ] || { echo "corpus: -c takes new captures; it does not go with -k" >&2; exit 2; }
 for cell in ${cells//,/ }; do
-  [[ $cell =~ ^(workers|coordinator|compiled)(_p)?(_w)?-(fs|temporal)$ ]] ||
-    { echo "corpus: -e wants ENGINE-ORDERING cells (workers, coordinator or compiled, with _p, _w or _p_w; fs or temporal), not '$cell'" >&2; exit 2; }
+  [[ $cell =~ ^(workers|coordinator|compiled)(_p)?(_wc?)?-(fs|temporal)$ ]] ||
+    { echo "corpus: -e wants ENGINE-ORDERING cells (workers, coordinator or compiled, with _p, _w, _wc, _p_w or _p_wc; fs or temporal), not '$cell'" >&2; exit 2; }
 done
 programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(git rsync make tarpipe python sqlite fio mmap)
@@ -272,7 +274,8 @@ for p in "${programs[@]}"; do
       { echo "$p: capture failed (see $work/capture.log)"; continue; }
     [ "$rounds" = 1 ] || cp "$work/trace.rastro" "$work/trace.round-$round.rastro"
   fi
-  for engine in workers coordinator compiled workers_p compiled_p workers_w coordinator_w compiled_w workers_p_w compiled_p_w; do
+  for engine in workers coordinator compiled workers_p compiled_p workers_w coordinator_w compiled_w workers_p_w compiled_p_w \
+                workers_wc coordinator_wc compiled_wc workers_p_wc compiled_p_wc; do
     for ordering in fs temporal; do
      [[ ,$cells, == *,$engine-$ordering,* ]] || continue
      for _ in $(seq 1 "$runs"); do
@@ -283,8 +286,9 @@ for p in "${programs[@]}"; do
       sync
       base=${engine%%_*}
       chain=""; if [ "$base" = coordinator ] && [ $thesis = 0 ]; then chain=--coordinator-chain; fi
-      procs=""; if [[ $engine == *_p || $engine == *_p_w ]]; then procs=--processes; fi
+      procs=""; if [[ $engine == *_p || $engine == *_p_w* ]]; then procs=--processes; fi
       if [[ $engine == *_w ]]; then procs="$procs --think-work ${THINK_WORK:-memory}"; fi
+      if [[ $engine == *_wc ]]; then procs="$procs --think-work ${THINK_WORK_CODE:-memory,code}"; fi
       # shellcheck disable=SC2086  # $timer, $procs: the flag or nothing
       if [ "$base" = compiled ]; then
         "$rastro" compile -O $ordering -T think "$work/trace.rastro" -o "$r.c" --build > "$r.log" 2>&1 &&

@@ -1,6 +1,6 @@
 // `rastro replay -O thread|fs|temporal -T fullspeed|timestamp|think[:SPEED] -e workers|coordinator
 //  [--coordinator-chain] --root DIR [--init] [--force [--allow-unsafe-root]] [--drop-caches] [--rt]
-//  [--processes] [--think-work none|memory[:SIZE]] [--summary-json F] [--time-with user|ebpf] [-q] TRACE -o OUT.rastro`:
+//  [--processes] [--think-work none|memory[:SIZE][,code[:SIZE]]] [--summary-json F] [--time-with user|ebpf] [-q] TRACE -o OUT.rastro`:
 // the event-based replayer (SPEC §4, docs/replay.md). It ends by printing the summary and the fidelity
 // report per call class (replayed / skipped by reason / mismatched, latency ratio, replayer overhead,
 // span error; the same as `rastro compare TRACE OUT.rastro`), also written into --summary-json.

@@ -13,7 +13,12 @@
 // call is due. The trace does not say what the program touched
 // (a syscall trace records no user work, and this VM has no hardware counters to count its cache
 // misses), so this is a model with one knob: the buffer's size, the most one gap can touch. It
-// stands for a program that works on memory all through its gaps: the coldest the caches get.
+// stands for a program that works on memory all through its gaps: the coldest the data caches get.
+//
+// With `code` as well, the thread also runs through a region of code, a jump a cache line, which
+// takes the instruction cache, the instruction TLB and the branch predictors away from the
+// kernel's path as a large program's own code does (git's gaps are code more than data: reading
+// data alone left its calls' lines in the L1i, r19). The size is the code's footprint per sweep.
 #pragma once
 
 #include <sys/types.h>
@@ -27,31 +32,33 @@
 
 namespace rastro::replay {
 
+// Nothing (both 0) is the default: the thread waits (sleeps, then spins on the clock).
 struct ThinkWork {
-  enum class Mode : uint8_t {
-    kNone,    // wait: sleep, then spin on the clock (the default)
-    kMemory,  // read `bytes` of memory, a line at a time, through the thread's own gap
-  };
   // Twice this machine's L2 per core (2 MiB): a gap that long leaves none of the kernel's lines there.
-  static constexpr size_t kDefaultBytes = size_t{4} << 20;
-  Mode mode = Mode::kNone;
-  size_t bytes = kDefaultBytes;
-  bool active() const { return mode != Mode::kNone; }
+  static constexpr size_t kDefaultMemoryBytes = size_t{4} << 20;
+  // 32 times the L1i and twice the L2's reach of the instruction TLB: a large program's hot code.
+  static constexpr size_t kDefaultCodeBytes = size_t{1} << 20;
+  size_t memory_bytes = 0;  // data read a line at a time through the thread's own gap (0: none)
+  size_t code_bytes = 0;    // code run a line at a time alongside (0: none)
+  bool active() const { return memory_bytes != 0 || code_bytes != 0; }
 };
 
-// "none", "memory", "memory:SIZE" (SIZE as common/units.h's parse_size reads it: "4M", "256KiB";
-// at least one 64-byte line, at most 1G).
+// "none", or parts joined by ',': "memory[:SIZE]" and "code[:SIZE]", each at most once (SIZE as
+// common/units.h's parse_size reads it: "4M", "256KiB"; data at least one 64-byte line, code at
+// least one 1 KiB chunk; at most 1G).
 Result<ThinkWork> parse_think_work(std::string_view text);
-// "none" or "memory:4MiB" (whole KiB/MiB/GiB where exact, else bytes).
+// "none", "memory:4MiB", "code:1MiB" or "memory:4MiB,code:1MiB" (whole KiB/MiB/GiB where exact).
 std::string think_work_name(const ThinkWork& work);
 
-// The memory one replay reads through its gaps: made once before its threads start, shared by them
-// and inherited by its replay processes (only read after it is filled, so forks copy none of it).
+// The memory one replay reads, and the code it runs, through its gaps: made once before its threads
+// start, shared by them and inherited by its replay processes (only read or run after it is
+// filled, so forks copy none of it).
 class ThinkBuffer {
  public:
   ThinkBuffer() = default;
   // Maps and fills the buffer for `memory` (filled: untouched anonymous memory reads as the one
-  // shared zero page, which would pollute no cache); nothing for `none`. Throws rastro::Error.
+  // shared zero page, which would pollute no cache) and writes the code for `code`; nothing for
+  // `none`. Throws rastro::Error.
   explicit ThinkBuffer(const ThinkWork& work);
   ThinkBuffer(ThinkBuffer&& other) noexcept;
   ThinkBuffer& operator=(ThinkBuffer&& other) noexcept;
@@ -59,15 +66,18 @@ class ThinkBuffer {
   ThinkBuffer& operator=(const ThinkBuffer&) = delete;
   ~ThinkBuffer();
 
-  bool active() const { return base_ != nullptr; }
-  // Reads lines of the buffer (from where this thread stopped last time, wrapping around) until
-  // CLOCK_MONOTONIC is within a microsecond of `deadline_ns`; returns how many lines it read. 0 when
-  // not active or already past the deadline.
+  bool active() const { return data_ != nullptr || code_ != nullptr; }
+  // Reads lines of the buffer and runs chunks of the code (each from where this thread stopped
+  // last time, wrapping around) until CLOCK_MONOTONIC is within a microsecond of `deadline_ns`;
+  // returns how many lines it read or ran. 0 when not active or already past the deadline.
   uint64_t work_until(int64_t deadline_ns) const;
 
  private:
-  const unsigned char* base_ = nullptr;
-  size_t lines_ = 0;
+  void release();
+  const unsigned char* data_ = nullptr;
+  size_t data_lines_ = 0;
+  const unsigned char* code_ = nullptr;
+  size_t code_chunks_ = 0;
 };
 
 }  // namespace rastro::replay

@@ -32,7 +32,9 @@ inline void add_session_flags(CLI::App& app, SessionOptions& o) {
          "--think-work", [&o](const std::string& v) { o.think_work = parse_think_work(v).take(); },
          "What a replay thread does through its traced thread's own time before each call (think or timestamp "
          "timing): none = wait (the default); memory[:SIZE] = read a buffer of SIZE bytes (default 4M), a byte a "
-         "cache line, so the call finds the caches and TLB as cold as the program's own work left them")
+         "cache line, so the call finds the caches and TLB as cold as the program's own work left them; "
+         "code[:SIZE] = run SIZE bytes of code (default 1M), a jump a cache line, for the instruction cache, "
+         "TLB and branch predictors; both joined by a comma (memory,code)")
       ->type_name("MODE");
   app.add_option("-o,--output", o.out, "Replayed trace (uniform format, replayer-side times: .rastro, .tsv, .csv)")
       ->required();

@@ -30,22 +30,37 @@ int64_t thread_cpu_ns() {
 TEST(ThinkWork, ParsesModesAndSizes) {
   EXPECT_FALSE(parse_think_work("none").take().active());
   ThinkWork w = parse_think_work("memory").take();
-  EXPECT_EQ(w.mode, ThinkWork::Mode::kMemory);
-  EXPECT_EQ(w.bytes, ThinkWork::kDefaultBytes);
-  EXPECT_EQ(parse_think_work("memory:64").take().bytes, 64u);
-  EXPECT_EQ(parse_think_work("memory:256K").take().bytes, 256u << 10);
-  EXPECT_EQ(parse_think_work("memory:8m").take().bytes, 8u << 20);
-  EXPECT_EQ(parse_think_work("memory:1G").take().bytes, 1u << 30);
+  EXPECT_EQ(w.memory_bytes, ThinkWork::kDefaultMemoryBytes);
+  EXPECT_EQ(w.code_bytes, 0u);
+  EXPECT_EQ(parse_think_work("memory:64").take().memory_bytes, 64u);
+  EXPECT_EQ(parse_think_work("memory:256K").take().memory_bytes, 256u << 10);
+  EXPECT_EQ(parse_think_work("memory:8m").take().memory_bytes, 8u << 20);
+  EXPECT_EQ(parse_think_work("memory:1G").take().memory_bytes, 1u << 30);
+  w = parse_think_work("code").take();
+  EXPECT_TRUE(w.active());
+  EXPECT_EQ(w.memory_bytes, 0u);
+  EXPECT_EQ(w.code_bytes, ThinkWork::kDefaultCodeBytes);
+  w = parse_think_work("memory:2M,code:256K").take();
+  EXPECT_EQ(w.memory_bytes, 2u << 20);
+  EXPECT_EQ(w.code_bytes, 256u << 10);
+  w = parse_think_work("code,memory").take();
+  EXPECT_EQ(w.memory_bytes, ThinkWork::kDefaultMemoryBytes);
+  EXPECT_EQ(w.code_bytes, ThinkWork::kDefaultCodeBytes);
   EXPECT_EQ(think_work_name(parse_think_work("none").take()), "none");
   EXPECT_EQ(think_work_name(parse_think_work("memory").take()), "memory:4MiB");
   EXPECT_EQ(think_work_name(parse_think_work("memory:1536K").take()), "memory:1536KiB");
   EXPECT_EQ(think_work_name(parse_think_work("memory:100").take()), "memory:100");
+  EXPECT_EQ(think_work_name(parse_think_work("code").take()), "code:1MiB");
+  EXPECT_EQ(think_work_name(parse_think_work("code:3K,memory").take()), "memory:4MiB,code:3KiB");
   for (const char* bad : {"", "cpu", "none:4M", "memory:", "memory:0", "memory:63", "memory:2G", "memory:4X",
-                          "memory:-1", "memory:1.5M", "memory:M", "memory:99999999999999999999"}) {
+                          "memory:-1", "memory:1.5M", "memory:M", "memory:99999999999999999999", "code:1000",
+                          "code:2G", "memory,", ",code", "memory,memory", "code:1M,code", "memory,none", "memory;code"}) {
     auto r = parse_think_work(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.error().find(std::string("'") + bad + "'"), std::string::npos) << r.error();
   }
+  EXPECT_NE(parse_think_work("memory,memory").error().find("names memory twice"), std::string::npos);
+  EXPECT_NE(parse_think_work("code:1000").error().find("expected 1KiB to 1G"), std::string::npos);
 }
 
 TEST(ThinkWork, TheTimingNameSaysIt) {
@@ -74,6 +89,26 @@ TEST(ThinkBuffer, WorksOnACpuUntilTheDeadlineWhereWaitingSleeps) {
 
   EXPECT_EQ(ThinkBuffer().work_until(monotonic_ns() + kMs), 0u);  // none: no work
   EXPECT_EQ(buffer.work_until(monotonic_ns() - kMs), 0u);          // past the deadline: none either
+}
+
+// The code part runs: each chunk it calls jumps a line at a time and returns (a fault or a stray
+// jump would kill the test), on a CPU until the deadline, alone or with the memory part.
+TEST(ThinkBuffer, RunsItsCodeALineAtATimeUntilTheDeadline) {
+  for (const char* mode : {"code:64K", "memory:64K,code:64K"}) {
+    ThinkBuffer buffer(parse_think_work(mode).take());
+    ASSERT_TRUE(buffer.active()) << mode;
+    const int64_t cpu = thread_cpu_ns();
+    const int64_t deadline = monotonic_ns() + 30 * kMs;
+    const uint64_t lines = buffer.work_until(deadline);
+    EXPECT_GE(monotonic_ns(), deadline - 1'000) << mode;
+    EXPECT_GT(lines, 1024u) << mode;  // round the 64 KiB of code more than once
+    EXPECT_GT(thread_cpu_ns() - cpu, 12 * kMs) << mode;
+  }
+  // Moved, the code goes with it and the moved-from buffer is inactive.
+  ThinkBuffer a(parse_think_work("code:4K").take());
+  ThinkBuffer b(std::move(a));
+  EXPECT_FALSE(a.active());  // NOLINT(bugprone-use-after-move): the state after a move is the point
+  EXPECT_GT(b.work_until(monotonic_ns() + kMs), 0u);
 }
 
 // One thread: lseek [0, 10 us], then lseek 40 ms after it ended: the thread's own gap, its work
