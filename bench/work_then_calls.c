@@ -5,10 +5,14 @@
 // work"). Usage: work_then_calls W [GROUPS [C]]
 //
 //   cc -O2 -o work_then_calls bench/work_then_calls.c
-//   for w in 0 4194304; do for i in 1 2 3 4; do d=/tmp/wtc/w$w.$i; mkdir -p $d
-//     (cd $d && rastro capture -b ebpf -q -o t.rastro -- $PWD/work_then_calls $w 1500)
-//     rastro replay -e workers --time-with ebpf -O fs -T think $d/t.rastro --root $d/root --init -o $d/r.rastro
-//   done; rastro compare $(for i in 1 2 3 4; do echo /tmp/wtc/w$w.$i/t.rastro /tmp/wtc/w$w.$i/r.rastro; done); done
+//   for c in 0 1048576; do for i in 1 2 3 4; do d=/tmp/wtc/c$c.$i; mkdir -p $d
+//     (cd $d && rastro capture -b ebpf -q -o /dev/shm/t.rastro -- $OLDPWD/work_then_calls 4194304 1500 $c) &&
+//       mv /dev/shm/t.rastro $d/t.rastro
+//     for m in none memory memory,code; do
+//       rastro replay -e workers --time-with ebpf -O fs -T think --think-work $m $d/t.rastro -q
+//         --root $d/root-$m --init -o $d/r-$m.rastro; done     (one line)
+//   done; for m in none memory memory,code; do
+//     rastro compare $(for i in 1 2 3 4; do echo /tmp/wtc/c$c.$i/t.rastro /tmp/wtc/c$c.$i/r-$m.rastro; done); done; done
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdlib.h>
