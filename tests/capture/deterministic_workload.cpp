@@ -24,18 +24,27 @@
 
 namespace {
 
+// A pid or tid at a fixed width: the report's own writes are traced and compared across the
+// backends' runs, so their length must not depend on how many digits the kernel's next pid has
+// (a fresh machine crosses 1000 during the suite: 2248 bytes under one backend, 2288 under another).
+std::string id(long v) {
+  char s[24];
+  std::snprintf(s, sizeof s, "%010ld", v);
+  return s;
+}
+
 struct Log {
   std::vector<std::string> lines;
   void call(const char* fn, long rv, const std::string& path) {
     long tid = syscall(SYS_gettid);
-    lines.push_back("CALL " + std::to_string(tid) + " " + fn + " " + std::to_string(rv < 0 ? -errno : rv) + " " +
+    lines.push_back("CALL " + id(tid) + " " + fn + " " + std::to_string(rv < 0 ? -errno : rv) + " " +
                     (path.empty() ? "-" : path));
   }
 };
 
 void thread_ops(const std::string& dir, const std::string& role, Log* log) {
   long tid = syscall(SYS_gettid);
-  log->lines.push_back("THREAD " + role + " " + std::to_string(getpid()) + " " + std::to_string(tid));
+  log->lines.push_back("THREAD " + role + " " + id(getpid()) + " " + id(tid));
   std::string d = dir + "/" + role;
   std::string f = d + "/data", g = d + "/renamed", missing = d + "/missing";
   char buf[8192];
