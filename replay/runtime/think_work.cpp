@@ -59,6 +59,10 @@ Result<ThinkWork> parse_think_work(std::string_view text) {
                               "comma, e.g. memory:4M,code:1M)",
                               text));
     if (*bytes != 0) return fail(fmt::format("think work '{}' names {} twice", text, kind));
+#if !defined(__x86_64__)
+    // The code is written as x86-64 instructions (jmp rel32, ret).
+    if (kind == "code") return fail(fmt::format("think work '{}': code is written for x86-64 only", text));
+#endif
     const size_t least = kind == "memory" ? kLine : kChunk;
     *bytes = kind == "memory" ? ThinkWork::kDefaultMemoryBytes : ThinkWork::kDefaultCodeBytes;
     if (colon != std::string_view::npos) {
