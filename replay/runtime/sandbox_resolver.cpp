@@ -17,7 +17,7 @@
 
 namespace rastro::replay {
 
-SandboxResolver::SandboxResolver(const std::string& root) : root_(root) {
+SandboxResolver::SandboxResolver(const std::string& root, RootFifos fifos) : root_(root), fifos_(fifos) {
   int fd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     throw Error("replay root '" + root + "': " + std::strerror(errno) +
@@ -137,9 +137,10 @@ int SandboxResolver::openat2_from(const Base* base, std::string_view abs_path, i
 int SandboxResolver::open(std::string_view abs_path, int flags, mode_t mode, SyscallSpan* span, bool* fifo,
                           const Base* base) const {
   if (flags & O_PATH) return openat2_from(base, abs_path, flags, mode, span);
-  bool nonblock = flags & O_NONBLOCK;
-  int fd = openat2_from(base, abs_path, flags | O_NONBLOCK, mode, span);
-  if (fd == -ENXIO && (flags & O_ACCMODE) == O_WRONLY && is_fifo(abs_path)) {
+  const bool fifo_possible = fifos_ == RootFifos::kPossible;
+  const bool nonblock = flags & O_NONBLOCK;
+  int fd = openat2_from(base, abs_path, fifo_possible ? flags | O_NONBLOCK : flags, mode, span);
+  if (fifo_possible && fd == -ENXIO && (flags & O_ACCMODE) == O_WRONLY && is_fifo(abs_path)) {
     // A FIFO no reader has open yet: the traced open waited for one, and so does this one, up to a
     // stream's deadline (stream_io.h; the reader's open never waits). A writer that opened and
     // closed before its reader came would lose its bytes with the FIFO's buffer. At the deadline
@@ -159,7 +160,7 @@ int SandboxResolver::open(std::string_view abs_path, int flags, mode_t mode, Sys
     ::close(fd);
     return -EPERM;
   }
-  if (S_ISFIFO(st.st_mode)) {
+  if (S_ISFIFO(st.st_mode) && fifo_possible) {
     // A named FIFO the trace made (mkfifo): a stream between the replayed processes like a pipe
     // (stream_io.h), kept non-blocking so a replay that diverges waits with a deadline, never
     // forever; the program's own O_NONBLOCK is what F_GETFL shows (forced_nonblock.h).
@@ -172,7 +173,7 @@ int SandboxResolver::open(std::string_view abs_path, int flags, mode_t mode, Sys
     ::close(fd);
     return -EPERM;
   }
-  if (!nonblock) {
+  if (fifo_possible && !nonblock) {
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
   }

@@ -41,10 +41,19 @@ enum class PathVerdict : uint8_t {
   kBadBytes,  // empty or contains NUL: no program can pass such a path; the trace is corrupt
 };
 
+// Whether the root may hold a FIFO. Opening one must not wait for its other end, so an open that
+// could meet one asks for O_NONBLOCK and, on a regular file or directory, takes it off again with
+// two fcntl calls of the replayer's own. Those calls warm the kernel's fcntl path, and a traced
+// program's own next fcntl then replays faster than it ran (docs/replay.md r22: the first
+// fcntl of git's forked children). A root the replay found empty, replaying a trace that makes no
+// FIFO, holds none (--init makes only directories, files and symlinks).
+enum class RootFifos : uint8_t { kPossible, kNone };
+
 class SandboxResolver {
  public:
   // Opens `root` (which must be an existing directory). Throws rastro::Error otherwise.
-  explicit SandboxResolver(const std::string& root);
+  explicit SandboxResolver(const std::string& root, RootFifos fifos = RootFifos::kPossible);
+  RootFifos fifos() const { return fifos_; }
   const std::string& root() const { return root_; }
   int root_fd() const { return root_fd_.get(); }
 
@@ -74,7 +83,8 @@ class SandboxResolver {
   // openat2 of an absolute traced path inside the root. Returns the fd or -errno.
   // Device nodes and sockets found inside the root are refused with -EPERM (a planted device node
   // must not be written). A FIFO (the trace's mkfifo) opens non-blocking, its writer read-write
-  // when no reader has it yet, so it never blocks the replay: a stream (stream_io.h). `span`
+  // when no reader has it yet, so it never blocks the replay: a stream (stream_io.h); with
+  // RootFifos::kNone a FIFO found all the same is refused like a device node. `span`
   // (optional): when the openat2 itself ran (the type check after it is the sandbox's).
   // `fifo` (optional): set when the fd is such a FIFO.
   // `base` (optional): the same object, named relative to a Base (above).
@@ -107,6 +117,7 @@ class SandboxResolver {
 
   std::string root_;
   UniqueFd root_fd_;
+  RootFifos fifos_;
 };
 
 // A path through which the runtime's own syscalls can act on an O_PATH fd of the calling thread's

@@ -1,6 +1,7 @@
 #include "replay/session/replay_session.h"
 
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -46,6 +47,25 @@ void prepare_root(const SessionOptions& o) {
   guard_replay_root(o.root, RootPolicy{.force = o.force, .allow_unsafe_root = o.allow_unsafe_root});
 }
 
+namespace {
+
+bool trace_makes_fifos(const CompactEvents& events) {
+  CompactEvents::Reader read(events);
+  for (size_t i = 0; i < events.size(); ++i) {
+    const int nr = events.fields(i).nr;
+    if (nr != SYS_mknod && nr != SYS_mknodat) continue;
+    const trace::Event& e = read(i);
+    if (S_ISFIFO(static_cast<mode_t>(e.arg(nr == SYS_mknodat ? 2 : 1).value))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+RootFifos root_fifos(const Plan& plan, bool root_was_empty) {
+  return root_was_empty && !trace_makes_fifos(plan.trace.events) ? RootFifos::kNone : RootFifos::kPossible;
+}
+
 ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, const EngineRunner& engine) {
   // A traced program that wrote to a pipe whose reader had gone got EPIPE (and survived: its
   // later calls are in the trace). The replayer must get the same EPIPE, not die of SIGPIPE —
@@ -56,9 +76,10 @@ ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& o, cons
     throw Error("--think-work " + think_work_name(o.think_work) +
                 ": at full speed no call waits for its time (use -T think or -T timestamp)");
   require_call_timer(o);
+  const bool root_was_empty = root_is_empty(o.root);
   prepare_root(o);
   std::vector<std::string> warnings = o.warnings;
-  SandboxResolver sandbox(o.root);
+  SandboxResolver sandbox(o.root, root_fifos(plan, root_was_empty));
   nlohmann::json init_json = nullptr;
   if (o.init) {
     InitReport ir = create_initial_state(sandbox, plan.init);

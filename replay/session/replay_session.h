@@ -54,6 +54,11 @@ void require_call_timer(const SessionOptions& options);
 // needs --force and must be a rastro root). Throws rastro::Error.
 void prepare_root(const SessionOptions& options);
 
+// Whether the root may hold a FIFO (sandbox_resolver.h, RootFifos): only if it held anything
+// before the replay (`root_was_empty`: root_guard.h's root_is_empty, asked before prepare_root),
+// or the trace makes one (mknod of a FIFO).
+RootFifos root_fifos(const Plan& plan, bool root_was_empty);
+
 // The whole session; prints warnings and the summary text, returns the summary.
 ReplaySummary run_replay_session(const Plan& plan, const SessionOptions& options, const EngineRunner& engine);
 

@@ -136,6 +136,12 @@ RootHazards root_hazards(const std::string& dir) {
   return h;
 }
 
+bool root_is_empty(const std::string& root) {
+  struct stat st;
+  if (stat(root.c_str(), &st) != 0) return errno == ENOENT;
+  return S_ISDIR(st.st_mode) && foreign_entries(root).empty();
+}
+
 std::string guard_replay_root(const std::string& root, const RootPolicy& policy) {
   if (root.empty()) throw Error("--root: an empty path is not a sandbox root");
   struct stat st;

@@ -39,6 +39,10 @@ RootHazards root_hazards(const std::string& dir);
 // allow it. Returns the canonical path of the root.
 std::string guard_replay_root(const std::string& root, const RootPolicy& policy);
 
+// Whether `root` is missing or holds nothing but the marker: a root such a replay starts from
+// holds only what --init and the replay make.
+bool root_is_empty(const std::string& root);
+
 // Mount points listed in /proc/self/mountinfo (unescaped), for tests and root_hazards.
 std::vector<std::string> mount_points();
 

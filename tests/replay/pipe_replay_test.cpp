@@ -13,6 +13,7 @@
 #include "replay/engines/engine.h"
 #include "replay/passes/replay_passes.h"
 #include "replay/runtime/stream_io.h"
+#include "replay/session/replay_session.h"
 #include "replay_test_util.h"
 
 namespace rastro::replay {
@@ -247,6 +248,37 @@ TEST_P(PipeReplay, DevFdOfAPipeReopensTheReplayPipe) {
 INSTANTIATE_TEST_SUITE_P(EnginesAndOrderings, PipeReplay,
                          ::testing::Combine(::testing::Values(EngineKind::kWorkers, EngineKind::kCoordinator),
                                             ::testing::Values(Ordering::kThread, Ordering::kFs, Ordering::kTemporal)));
+
+// Whether the root may hold a FIFO (sandbox_resolver.h, RootFifos) is the session's to decide: a
+// trace that makes one keeps the non-blocking opens whatever the root, and so does a root that
+// held anything before the replay.
+TEST(RootFifosOfASession, OnlyAnEmptyRootReplayingATraceWithoutMkfifoHoldsNone) {
+  auto with_fifo = infer_plan(named_fifo_pipeline(), Ordering::kFs);
+  auto without = infer_plan(pipeline(), Ordering::kFs);
+  ASSERT_TRUE(with_fifo.ok() && without.ok());
+  EXPECT_EQ(root_fifos(with_fifo.value(), true), RootFifos::kPossible);
+  EXPECT_EQ(root_fifos(without.value(), true), RootFifos::kNone);
+  EXPECT_EQ(root_fifos(without.value(), false), RootFifos::kPossible);
+}
+
+// The named-FIFO pipeline through the whole session into a fresh root: its opens must not block
+// nor be refused (a session that took the root for FIFO-free would refuse the FIFO with EPERM).
+TEST(RootFifosOfASession, ANamedFifoPipelineReplaysThroughTheSession) {
+  auto p = infer_plan(named_fifo_pipeline(), Ordering::kFs);
+  ASSERT_TRUE(p.ok()) << p.error();
+  testing::TempDir dir;
+  SessionOptions o;
+  o.root = dir.sub("root");
+  o.out = dir.sub("replayed.rastro");
+  o.engine_name = "workers";
+  const ReplaySummary s = run_replay_session(p.value(), o, [](const Plan& plan, const SandboxResolver& sb,
+                                                              const EngineOptions& eo) {
+    return run_engine(EngineKind::kWorkers, plan, sb, eo);
+  });
+  EXPECT_EQ(s.requests, s.replayed);
+  EXPECT_EQ(s.skipped, 0u);
+  EXPECT_EQ(s.mismatched, 0u) << s.to_text();
+}
 
 }  // namespace
 }  // namespace rastro::replay

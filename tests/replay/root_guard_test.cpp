@@ -53,6 +53,19 @@ std::optional<std::string> refusal(F f) {
   return std::nullopt;
 }
 
+// What a replay may assume of a root it found empty (replay_session.h, root_fifos): nothing
+// but the marker, or nothing at all.
+TEST(RootGuard, ARootIsEmptyWhenMissingOrHoldingOnlyTheMarker) {
+  TempDir d;
+  EXPECT_TRUE(rastro::replay::root_is_empty(d.path + "/missing"));
+  EXPECT_TRUE(rastro::replay::root_is_empty(d.path));
+  guard_replay_root(d.path, {});
+  EXPECT_TRUE(rastro::replay::root_is_empty(d.path)) << "the marker alone";
+  std::ofstream(d.path + "/f") << "x";
+  EXPECT_FALSE(rastro::replay::root_is_empty(d.path));
+  EXPECT_FALSE(rastro::replay::root_is_empty(d.path + "/f")) << "a file is no root";
+}
+
 TEST(RootGuard, AMissingRootIsCreatedAndMarked) {
   TempDir d;
   const std::string root = d.path + "/new";

@@ -131,6 +131,32 @@ TEST(SandboxResolver, ParentOfDotDotIsTheObjectNotAName) {
   EXPECT_EQ(sb.open_parent("/missing/x", &p), -ENOENT);
 }
 
+// In a root that holds no FIFO (RootFifos::kNone) an open asks the kernel for the traced flags
+// as they are: no O_NONBLOCK to take off again with fcntl calls of the replayer's own, which warm
+// the path of the program's next fcntl. A FIFO found there all the same is refused, like a device.
+TEST(SandboxResolver, InARootWithoutFifosOpensWithTheTracedFlagsAlone) {
+  TempDir top;
+  SandboxResolver sb(top.path(), RootFifos::kNone);
+  EXPECT_EQ(sb.fifos(), RootFifos::kNone);
+  testing::write_file(top.sub("f"), "x");
+  UniqueFd plain(sb.open("/f", O_RDONLY, 0));
+  ASSERT_GE(plain.get(), 0) << std::strerror(-plain.get());
+  EXPECT_EQ(fcntl(plain.get(), F_GETFL) & (O_NONBLOCK | O_ACCMODE), O_RDONLY);
+  UniqueFd nonblock(sb.open("/f", O_RDWR | O_NONBLOCK | O_APPEND, 0));
+  ASSERT_GE(nonblock.get(), 0);
+  EXPECT_EQ(fcntl(nonblock.get(), F_GETFL) & (O_NONBLOCK | O_APPEND | O_ACCMODE), O_RDWR | O_NONBLOCK | O_APPEND)
+      << "the program's own O_NONBLOCK is kept";
+  UniqueFd made(sb.open("/new", O_WRONLY | O_CREAT | O_EXCL, 0600));
+  ASSERT_GE(made.get(), 0);
+  EXPECT_EQ(::write(made.get(), "abc", 3), 3);
+  ASSERT_EQ(mkdir(top.sub("d").c_str(), 0755), 0);
+  UniqueFd dir(sb.open("/d", O_RDONLY | O_DIRECTORY, 0));
+  EXPECT_GE(dir.get(), 0);
+  ASSERT_EQ(mkfifo(top.sub("fifo").c_str(), 0644), 0);
+  EXPECT_EQ(sb.open("/fifo", O_RDWR, 0), -EPERM) << "(read-write: Linux opens a FIFO so without waiting)";
+  EXPECT_EQ(sb.open("/missing", O_RDONLY, 0), -ENOENT);
+}
+
 TEST(SandboxResolver, RefusesDeviceNodesAndOpensFifosWithoutBlocking) {
   TempDir top;
   SandboxResolver sb(top.path());
