@@ -57,12 +57,18 @@ int64_t CallOps::fd_ops() {
         case F_DUPFD:
         case F_DUPFD_CLOEXEC:
           return dup_to(fd, c.ret_key(), cmd == F_DUPFD_CLOEXEC);
+        // Only a replayer-made pipe, socket pair or FIFO has an O_NONBLOCK the program did not ask
+        // for (forced_nonblock.h), and only its lookup there costs calls of the replayer's own
+        // (fcntl, fstat), which would warm the path of the program's next fcntl.
         case F_GETFL: {
+          const bool stream = fds.get(c.key(0)).stream;
           const int fl = the_call([&] { return ::fcntl(fd, F_GETFL); });
-          return fl < 0 ? -errno : forced_nonblock_getfl(fd, fl);
+          if (fl < 0) return -errno;
+          return stream ? forced_nonblock_getfl(fd, fl) : fl;
         }
         case F_SETFL: {
-          const int flags = forced_nonblock_setfl_flags(fd, static_cast<int>(c.a(2)));
+          int flags = static_cast<int>(c.a(2));
+          if (fds.get(c.key(0)).stream) flags = forced_nonblock_setfl_flags(fd, flags);
           return sysret(the_call([&] { return ::fcntl(fd, F_SETFL, flags); }));
         }
         // Close-on-exec is the traced process's, kept in the fd map (the replayer's own fds stay
