@@ -1,0 +1,48 @@
+// Which `--think-work` a program needs (`rastro think-fit`, docs/replay.md "Choosing think work").
+//
+// How cold a program's own work between its calls leaves the kernel's paths is a property of the
+// program, and a syscall trace does not show it: python's interpreter evicts the L2 between its
+// calls (its cheap calls replayed at 0.66 of traced without think work, ~1.0 with 4 MiB of data
+// read through each gap), git's C loops do not (every class within 15 % with processes alone,
+// 1.17-1.32 for `namespace` with think work). So it is fitted where the truth is known: replays
+// of one capture, on the machine that made it, with each candidate, compared with the capture
+// per call class. The candidate whose class latency ratios lie nearest 1 is the fit, to be used
+// for the program's other captures (judged on them, not on the one it was fitted on).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/error.h"
+
+namespace rastro::replay {
+
+// One replay of a candidate: per call class, its replay/original latency ratio (the median of the
+// per-call ratios, as `rastro compare` reports it) and how many of its calls were timed.
+struct FitReplay {
+  std::map<std::string, std::pair<double, uint64_t>, std::less<>> classes;
+};
+
+struct FitCandidate {
+  std::string think_work;  // as --think-work takes it
+  std::vector<FitReplay> replays;
+};
+
+struct ThinkFit {
+  std::vector<std::string> classes;        // the classes judged (see fit_think_work)
+  std::vector<std::vector<double>> ratio;  // [candidate][class]: geometric mean over its replays
+  std::vector<double> score;               // [candidate]: mean |ln ratio| over the judged classes
+  size_t best = 0;                         // the lowest score (the first of equals: order is preference)
+};
+
+// Judges the classes timed in at least `min_calls` calls in every replay of every candidate
+// (a class one candidate lacks cannot tell them apart), but not `sync` (the disk, not cached
+// data), `process` (mostly emulated: fork, exec, exit) or `other` (page faults, not calls).
+// Fails when a candidate has no replay, or no class is left to judge.
+Result<ThinkFit> fit_think_work(const std::vector<FitCandidate>& candidates, uint64_t min_calls);
+
+}  // namespace rastro::replay
