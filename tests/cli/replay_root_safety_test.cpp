@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_test_util.h"
+#include "trace_fixture.h"
 #include "replay/session/root_guard.h"
 #include "trace/io/trace_io.h"
 #include "trace/model/trace.h"
@@ -25,15 +26,7 @@ using rastro::cli_test::slurp;
 using rastro::cli_test::TempDir;
 
 void call(trace::Trace& t, const char* name, std::initializer_list<trace::Arg> args, int64_t rv) {
-  trace::Event e;
-  e.seq = t.events.size();
-  e.pid = e.tid = 77;
-  e.begin_ns = 1'000'000 + static_cast<int64_t>(t.events.size()) * 10'000;
-  e.end_ns = e.begin_ns + 1000;
-  e.nr = trace::syscall_by_name(name)->nr;
-  for (const auto& a : args) e.args[e.nargs++] = a;
-  e.rvalue = rv;
-  t.events.push_back(e);
+  rastro::cli_test::append_call(t, name, args, rv, 1'000'000 + static_cast<int64_t>(t.events.size()) * 10'000, 1000);
 }
 
 // A program that reads 4 KiB of an existing /data/db, then rewrites it with 7 bytes.

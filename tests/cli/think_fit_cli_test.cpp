@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.h"
+#include "trace_fixture.h"
 #include "trace/io/trace_io.h"
 #include "trace/model/trace.h"
-#include "trace/syscalls/syscall_table.h"
 
 namespace {
 
@@ -31,15 +31,7 @@ std::string write_trace(const std::string& dir) {
   const trace::StrId file = t.strings.intern("/data/f");
   int64_t at = 1'000'000;
   auto call = [&](const char* name, std::initializer_list<trace::Arg> args, int64_t rv) {
-    trace::Event e;
-    e.seq = t.events.size();
-    e.pid = e.tid = 77;
-    e.begin_ns = at;
-    e.end_ns = at + 3'000;
-    e.nr = trace::syscall_by_name(name)->nr;
-    for (const auto& a : args) e.args[e.nargs++] = a;
-    e.rvalue = rv;
-    t.events.push_back(e);
+    rastro::cli_test::append_call(t, name, args, rv, at, 3'000);
     at += 2'000'000;
   };
   call("openat", {{trace::ArgType::kDirFd, -100, 0}, {trace::ArgType::kPath, 0, file}, {trace::ArgType::kOpenFlags, O_RDONLY, 0}},

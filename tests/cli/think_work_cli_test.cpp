@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.h"
+#include "trace_fixture.h"
 #include "trace/io/trace_io.h"
 #include "trace/model/trace.h"
 #include "trace/syscalls/syscall_table.h"
@@ -36,15 +37,7 @@ std::string write_gappy_trace(const std::string& dir, int64_t offcpu_ns = 0) {
   trace::Trace t;
   const trace::StrId file = t.strings.intern("/data/f");
   auto call = [&](const char* name, std::initializer_list<trace::Arg> args, int64_t rv, int64_t begin) {
-    trace::Event e;
-    e.seq = t.events.size();
-    e.pid = e.tid = 77;
-    e.begin_ns = begin;
-    e.end_ns = begin + 2'000;
-    e.nr = trace::syscall_by_name(name)->nr;
-    for (const auto& a : args) e.args[e.nargs++] = a;
-    e.rvalue = rv;
-    t.events.push_back(e);
+    rastro::cli_test::append_call(t, name, args, rv, begin, 2'000);
   };
   int64_t at = 1'000'000;
   call("openat", {{trace::ArgType::kDirFd, -100, 0}, {trace::ArgType::kPath, 0, file}, {trace::ArgType::kOpenFlags, O_RDONLY, 0}},
