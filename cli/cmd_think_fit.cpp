@@ -123,6 +123,12 @@ void run(const ThinkFitFlags& o) {
   fmt::print("replay/original latency ratio per call class (geometric mean of {} replay{}), score = mean |ln ratio|:\n{}",
              o.rounds, o.rounds == 1 ? "" : "s", table);
   fmt::print("fit: --think-work {}\n", cands[fit.best].think_work);
+  if (fit.near_tie >= 0) {
+    const auto& other = cands[static_cast<size_t>(fit.near_tie)];
+    fmt::print("near tie: --think-work {} scores within {} of it: the replays do not tell them apart (either will do; "
+               "more --rounds decide)\n",
+               other.think_work, replay::ThinkFit::kNearTie);
+  }
 
   if (!o.json.empty()) {
     nlohmann::json j;
@@ -132,6 +138,7 @@ void run(const ThinkFitFlags& o) {
     j["replay_flags"] = o.replay_flags;
     j["classes"] = fit.classes;
     j["fit"] = cands[fit.best].think_work;
+    j["near_tie"] = fit.near_tie < 0 ? nlohmann::json() : nlohmann::json(cands[static_cast<size_t>(fit.near_tie)].think_work);
     for (size_t k = 0; k < cands.size(); ++k) {
       nlohmann::json c;
       c["think_work"] = cands[k].think_work;

@@ -48,6 +48,10 @@ Result<ThinkFit> fit_think_work(const std::vector<FitCandidate>& candidates, uin
   }
   for (size_t i = 1; i < fit.score.size(); ++i)
     if (fit.score[i] < fit.score[fit.best]) fit.best = i;
+  for (size_t i = 0; i < fit.score.size(); ++i) {
+    if (i == fit.best || fit.score[i] - fit.score[fit.best] >= ThinkFit::kNearTie) continue;
+    if (fit.near_tie < 0 || fit.score[i] < fit.score[static_cast<size_t>(fit.near_tie)]) fit.near_tie = static_cast<int>(i);
+  }
   return fit;
 }
 

@@ -37,6 +37,11 @@ struct ThinkFit {
   std::vector<std::vector<double>> ratio;  // [candidate][class]: geometric mean over its replays
   std::vector<double> score;               // [candidate]: mean |ln ratio| over the judged classes
   size_t best = 0;                         // the lowest score (the first of equals: order is preference)
+  // The next lowest, when it scores within kNearTie of the best: the replays cannot tell the two
+  // apart (one replay's class ratios move by 5-10 % from round to round on this VM), so either
+  // will do, or more rounds decide. -1: no such candidate.
+  int near_tie = -1;
+  static constexpr double kNearTie = 0.05;
 };
 
 // Judges the classes timed in at least `min_calls` calls in every replay of every candidate

@@ -76,6 +76,12 @@ TEST(ThinkFitCli, ReportsCompareRatiosPerCandidateAndFitsTheLowestScore) {
     if (c["score"].get<double>() < j["candidates"][best]["score"].get<double>()) best = k;
   }
   EXPECT_EQ(j["fit"], j["candidates"][best]["think_work"]);
+  // The other candidate is a near tie when it scores within 0.05 of the fit.
+  const double gap = std::fabs(j["candidates"][0]["score"].get<double>() - j["candidates"][1]["score"].get<double>());
+  if (gap < 0.05)
+    EXPECT_EQ(j["near_tie"], j["candidates"][1 - best]["think_work"]) << j.dump();
+  else
+    EXPECT_TRUE(j["near_tie"].is_null()) << j.dump();
   EXPECT_NE(r.out.find("fit: --think-work " + j["fit"].get<std::string>()), std::string::npos) << r.out;
   // Each replay ran with its candidate, and every root is gone.
   EXPECT_EQ(nlohmann::json::parse(slurp(out + "/candidate-2.round-1.json"))["timing"], "think+memory:256KiB");

@@ -59,6 +59,27 @@ TEST(ThinkFit, JudgesOnlyCachedCallClassesTimedEnoughInEveryReplay) {
   EXPECT_EQ(fit.value().best, 2u);
 }
 
+TEST(ThinkFit, NamesTheRunnerUpWhenItScoresWithinTheReplaysSpread) {
+  // sqlite's fit on r23's round 1: 0.123 against 0.148, a near tie; python's: 0.161 against 0.086.
+  std::vector<FitCandidate> close = {
+      {"none", {replay_of({{"data", {std::exp(0.123), 100}}})}},
+      {"memory,code", {replay_of({{"data", {std::exp(0.148), 100}}})}},
+      {"memory", {replay_of({{"data", {std::exp(0.300), 100}}})}},
+  };
+  auto a = fit_think_work(close, 5);
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(a.value().best, 0u);
+  EXPECT_EQ(a.value().near_tie, 1);
+  std::vector<FitCandidate> apart = {
+      {"none", {replay_of({{"data", {std::exp(-0.161), 100}}})}},
+      {"memory,code", {replay_of({{"data", {std::exp(0.086), 100}}})}},
+  };
+  auto b = fit_think_work(apart, 5);
+  ASSERT_TRUE(b.ok()) << b.error();
+  EXPECT_EQ(b.value().best, 1u);
+  EXPECT_EQ(b.value().near_tie, -1);
+}
+
 TEST(ThinkFit, EqualScoresGoToTheFirstCandidate) {
   std::vector<FitCandidate> c = {
       {"none", {replay_of({{"data", {1.1, 100}}})}},
