@@ -11,7 +11,6 @@
 // Exit status: 0; 1 on bad input (a flag the fit owns among the replay flags, no candidate) or
 // when a replay fails (its log named).
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>

@@ -1,35 +1,29 @@
 #include "replay/session/think_fit.h"
 
 #include <cmath>
-#include <set>
-#include <string_view>
 
 #include <fmt/format.h>
+
+#include "trace/analysis/call_class.h"
 
 namespace rastro::replay {
 
 Result<ThinkFit> fit_think_work(const std::vector<FitCandidate>& candidates, uint64_t min_calls) {
   if (candidates.empty()) return fail("think-fit: no candidate");
-  static const std::set<std::string_view> kNotJudged = {"sync", "process", "other"};
-  ThinkFit fit;
-  // The classes every replay of every candidate timed often enough (the first replay's, kept).
-  bool first = true;
-  for (const FitCandidate& c : candidates) {
+  for (const FitCandidate& c : candidates)
     if (c.replays.empty()) return fail(fmt::format("think-fit: candidate '{}' has no replay", c.think_work));
-    for (const FitReplay& r : c.replays) {
-      std::vector<std::string> kept;
-      if (first) {
-        for (const auto& [key, v] : r.classes)
-          if (!kNotJudged.contains(key) && v.second >= min_calls && v.first > 0) kept.push_back(key);
-        first = false;
-      } else {
-        for (const std::string& key : fit.classes) {
-          auto it = r.classes.find(key);
-          if (it != r.classes.end() && it->second.second >= min_calls && it->second.first > 0) kept.push_back(key);
-        }
-      }
-      fit.classes = std::move(kept);
-    }
+  // The classes every replay of every candidate timed often enough.
+  auto timed_enough = [&](const FitReplay& r, const std::string& key) {
+    auto it = r.classes.find(key);
+    return it != r.classes.end() && it->second.second >= min_calls && it->second.first > 0;
+  };
+  ThinkFit fit;
+  for (const auto& [key, v] : candidates[0].replays[0].classes) {
+    if (!trace::cached_work_class(key)) continue;
+    bool everywhere = true;
+    for (const FitCandidate& c : candidates)
+      for (const FitReplay& r : c.replays) everywhere = everywhere && timed_enough(r, key);
+    if (everywhere) fit.classes.push_back(key);
   }
   if (fit.classes.empty())
     return fail(fmt::format("think-fit: no call class was timed in {} calls or more in every replay", min_calls));

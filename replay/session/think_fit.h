@@ -45,8 +45,8 @@ struct ThinkFit {
 };
 
 // Judges the classes timed in at least `min_calls` calls in every replay of every candidate
-// (a class one candidate lacks cannot tell them apart), but not `sync` (the disk, not cached
-// data), `process` (mostly emulated: fork, exec, exit) or `other` (page faults, not calls).
+// (a class one candidate lacks cannot tell them apart), of the classes of cached work
+// (trace::cached_work_class: not sync, process or other).
 // Fails when a candidate has no replay, or no class is left to judge.
 Result<ThinkFit> fit_think_work(const std::vector<FitCandidate>& candidates, uint64_t min_calls);
 

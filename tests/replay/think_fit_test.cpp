@@ -51,7 +51,7 @@ TEST(ThinkFit, JudgesOnlyCachedCallClassesTimedEnoughInEveryReplay) {
       {"none", {replay_of({{"data", {1.02, 100}}, {"sync", {1.0, 300}}, {"metadata", {1.0, 40}}})}},
       {"memory", {replay_of({{"data", {1.30, 100}}, {"sync", {3.0, 300}}, {"metadata", {1.0, 3}}}),
                   replay_of({{"data", {1.30, 100}}, {"sync", {3.0, 300}}, {"metadata", {1.0, 40}}})}},
-      {"code", {replay_of({{"data", {0.99, 100}}, {"process", {1.0, 9}}, {"other", {1.0, 900}}})}},
+      {"code", {replay_of({{"data", {0.99, 100}}, {"sync", {3.0, 300}}, {"process", {1.0, 9}}, {"other", {1.0, 900}}})}},
   };
   auto fit = fit_think_work(c, 5);
   ASSERT_TRUE(fit.ok()) << fit.error();

@@ -50,5 +50,10 @@ TEST(CallClass, EveryTableRowHasAListedClassOtherThanOther) {
   }
 }
 
+TEST(CallClass, CachedWorkIsEveryListedClassButTheDeviceProcessesAndOther) {
+  for (const char* c : {"data", "metadata", "namespace", "open/close", "fd", "memory"}) EXPECT_TRUE(cached_work_class(c)) << c;
+  for (const char* c : {"sync", "process", "other", "total", "fsync"}) EXPECT_FALSE(cached_work_class(c)) << c;
+}
+
 }  // namespace
 }  // namespace rastro::trace

@@ -10,6 +10,8 @@ namespace {
 
 constexpr std::array<std::string_view, 9> kNames = {"data",   "sync",    "metadata", "namespace", "open/close",
                                                     "fd",     "memory",  "process",  "other"};
+// cached_work_class, per name above: not sync (the device), process or other.
+constexpr std::array<bool, 9> kCachedWork = {true, false, true, true, true, true, true, false, false};
 
 }  // namespace
 
@@ -17,6 +19,11 @@ std::span<const std::string_view> call_class_names() { return kNames; }
 
 size_t call_class_rank(std::string_view cls) {
   return static_cast<size_t>(std::find(kNames.begin(), kNames.end(), cls) - kNames.begin());
+}
+
+bool cached_work_class(std::string_view cls) {
+  const size_t rank = call_class_rank(cls);
+  return rank < kNames.size() && kCachedWork[rank];
 }
 
 std::string_view call_class(const Event& e) {

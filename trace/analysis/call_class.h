@@ -26,6 +26,11 @@ std::span<const std::string_view> call_class_names();
 // A class name's place in call_class_names() (its size for a name not there): reports sort by it.
 size_t call_class_rank(std::string_view cls);
 
+// Whether a class's latency is the kernel's work on cached file-system state, what a replay on
+// the same machine should reproduce: not `sync` (the device), `process` (fork, exec and exit,
+// mostly emulated by a replayer) or `other` (page faults and calls the table does not know).
+bool cached_work_class(std::string_view cls);
+
 // The class of an event's call (by its nr).
 std::string_view call_class(const Event& e);
 
