@@ -167,7 +167,29 @@ TEST(MmapCaptureReplay, FaultsNameTheFileAndTouchedPagesAndReplayWithTheTracedRe
                                                                rastro::replay::Ordering::kFs).take();
   ASSERT_EQ(plan.requests.size(), replayed.events.size());
   const auto* mmap_row = rastro::trace::syscall_by_name("mmap");
-  std::vector<std::pair<uintptr_t, long>> ranges = {{read_at, kReadPages * kPage}, {write_at, kWritePages * kPage}};
+  // A range counts only from the mmap that made it to the munmap that ended it: an allocator (the
+  // sanitizers' above all) may map something else at a freed range's address later.
+  struct Mapping {
+    uintptr_t at;
+    long len;
+    uint64_t from_seq = 0, to_seq = 0;
+  };
+  std::vector<Mapping> ranges = {{read_at, kReadPages * kPage}, {write_at, kWritePages * kPage}};
+  const auto* munmap_row = rastro::trace::syscall_by_name("munmap");
+  uint64_t after_seq = 0;  // the write file may be mapped where the read file was
+  for (Mapping& m : ranges) {
+    for (const Event& e : plan.trace.events) {
+      if (e.tid != tid || e.seq <= after_seq) continue;
+      if (m.from_seq == 0 && e.nr == mmap_row->nr && static_cast<uintptr_t>(e.rvalue) == m.at) m.from_seq = e.seq;
+      if (m.from_seq != 0 && e.nr == munmap_row->nr && static_cast<uintptr_t>(e.arg(0).value) == m.at) {
+        m.to_seq = e.seq;
+        break;
+      }
+    }
+    ASSERT_NE(m.from_seq, 0u) << "no traced mmap returned " << m.at;
+    ASSERT_NE(m.to_seq, 0u) << "no traced munmap of " << m.at;
+    after_seq = m.to_seq;
+  }
   auto on_our_files = [&](const Event& e) {
     if (is_fault(e)) {
       const std::string file(plan.trace.str(e.arg(rastro::trace::kFaultArgFile).str));
@@ -176,8 +198,9 @@ TEST(MmapCaptureReplay, FaultsNameTheFileAndTouchedPagesAndReplayWithTheTracedRe
     const auto* row = rastro::trace::syscall_by_nr(e.nr);
     if (!row || !(row->classes & rastro::trace::kClassMemory) || e.tid != tid) return false;
     const auto addr = static_cast<uintptr_t>(e.nr == mmap_row->nr ? e.rvalue : e.arg(0).value);
-    for (auto [at, len] : ranges)
-      if (addr >= at && addr < at + static_cast<uintptr_t>(len)) return true;
+    for (const Mapping& m : ranges)
+      if (addr >= m.at && addr < m.at + static_cast<uintptr_t>(m.len) && e.seq >= m.from_seq && e.seq <= m.to_seq)
+        return true;
     return false;
   };
   size_t checked_calls = 0, checked_faults = 0, memory_mismatches = 0;
