@@ -279,8 +279,9 @@ for p in "${programs[@]}"; do
       { echo "$p: capture failed (see $work/capture.log)"; continue; }
     [ "$rounds" = 1 ] || cp "$work/trace.rastro" "$work/trace.round-$round.rastro"
   fi
-  for engine in workers coordinator compiled workers_p compiled_p workers_w coordinator_w compiled_w workers_p_w compiled_p_w \
-                workers_wc coordinator_wc compiled_wc workers_p_wc compiled_p_wc; do
+  for engine in workers coordinator compiled workers_p coordinator_p compiled_p workers_w coordinator_w compiled_w \
+                workers_p_w coordinator_p_w compiled_p_w workers_wc coordinator_wc compiled_wc workers_p_wc \
+                coordinator_p_wc compiled_p_wc; do
     for ordering in fs temporal; do
      [[ ,$cells, == *,$engine-$ordering,* ]] || continue
      for _ in $(seq 1 "$runs"); do

@@ -151,7 +151,7 @@ replay::EngineResult run_compiled(const CompiledTrace& ct, const Plan& plan, con
   res.log = replay::RecordLog(plan.requests);
   replay::UringReplay plain_uring(plan, replay::UringMode::kPlain);
   replay::UringReplay* uring = options.uring ? options.uring : &plain_uring;
-  replay::check_processes("compiled", options, *uring);
+  replay::check_processes(options, *uring);
   const bool processes = options.processes;  // shared mappings for what crosses processes
   replay::ProcessTable procs(plan.processes, plan.fd_keys.count, replay::detail::kEngineFdTables);
   replay::CallExecutor exec(sandbox, procs, plan.trace.strings);

@@ -10,50 +10,31 @@
 // own, as the traced process had (replay_threads.h).
 // With EngineOptions::coordinator_chain, a request whose only dependency is its thread's previous
 // one skips the coordinator: the worker that ran the previous one runs it next.
+// With EngineOptions::processes each traced process's workers are threads of a replay process of
+// its own (replay_threads.h); the queues, completion flags and schedule are shared mappings
+// (request_queue.h), and the coordinator stays a thread of the engine's process.
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <limits>
 #include <memory>
-#include <mutex>
+#include <thread>
 #include <unordered_map>
 
-#include <boost/lockfree/queue.hpp>
-
 #include "common/clock.h"
-#include "replay/engines/doorbell.h"
 #include "replay/engines/engine.h"
 #include "replay/engines/engine_common.h"
 #include "replay/engines/issue_schedule.h"
 #include "replay/engines/replay_threads.h"
+#include "replay/engines/request_queue.h"
+#include "replay/engines/thread_outcomes.h"
 #include "replay/runtime/completion_flag.h"
 #include "replay/runtime/process_state.h"
 #include "replay/runtime/request_runner.h"
 
-// Boost.Lockfree's freelist reads a node's tagged `next` pointer non-atomically while another
-// thread may recycle the node; the value read then fails the CAS and is discarded, which is the
-// algorithm's design (a known ThreadSanitizer false positive of boost::lockfree::queue). Only that
-// library frame is suppressed; races in rastro's own code still halt the TSan run.
-#if defined(__SANITIZE_THREAD__)
-extern "C" const char* __tsan_default_suppressions() {
-  return "race:boost::lockfree::detail::tagged_ptr\n"
-         "race:boost::lockfree::detail::freelist_stack\n";
-}
-#endif
-
 namespace rastro::replay {
-namespace {
-
-// A traced process's available requests and the doorbell its idle workers sleep on.
-struct ProcessQueue {
-  explicit ProcessQueue(size_t capacity) : available(std::max<size_t>(capacity, 16)) {}
-  boost::lockfree::queue<uint32_t> available;
-  detail::Doorbell bell;
-  size_t workers = 0;  // the traced process's threads
-};
-
-}  // namespace
 
 EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, const EngineOptions& options) {
   EngineResult res;
@@ -62,7 +43,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   detail::EngineSetup setup(plan, sandbox);
   UringReplay plain_uring(plan, UringMode::kPlain);
   UringReplay& uring = options.uring ? *options.uring : plain_uring;
-  check_processes("coordinator", options, uring);
+  check_processes(options, uring);
 
   // The coordinator hands a thread's requests to any worker of its process, so it keeps each one's
   // predecessor.
@@ -104,42 +85,48 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   }
 
   constexpr uint32_t kStop = std::numeric_limits<uint32_t>::max() - 1;
-  // One available queue per traced process, sized to its requests; plan thread t's worker pops
-  // from queue_of_thread[t].
-  std::vector<std::unique_ptr<ProcessQueue>> queues;
+  const bool processes = options.processes;  // shared mappings for what crosses processes
+  // One available queue per traced process, taking its requests and a stop token per worker; plan
+  // thread t's worker pops from queues[queue_of_thread[t]].
+  std::vector<detail::RequestQueue> queues;
+  std::vector<size_t> workers_of_queue;
   std::vector<uint32_t> queue_of_thread(plan.threads.size());
   {
     std::unordered_map<int32_t, uint32_t> of_pid;
     std::vector<size_t> capacity;
     for (size_t t = 0; t < plan.threads.size(); ++t) {
       auto [it, fresh] = of_pid.try_emplace(plan.threads[t].pid, static_cast<uint32_t>(capacity.size()));
-      if (fresh) capacity.push_back(0);
+      if (fresh) {
+        capacity.push_back(0);
+        workers_of_queue.push_back(0);
+      }
       queue_of_thread[t] = it->second;
-      capacity[it->second] += plan.threads[t].requests.size();
+      capacity[it->second] += plan.threads[t].requests.size() + 1;
+      ++workers_of_queue[it->second];
     }
-    for (size_t c : capacity) queues.push_back(std::make_unique<ProcessQueue>(c));
-    for (size_t t = 0; t < plan.threads.size(); ++t) ++queues[queue_of_thread[t]]->workers;
+    queues.reserve(capacity.size());
+    for (size_t c : capacity) queues.emplace_back(c, processes);
   }
-  boost::lockfree::queue<uint32_t> replayed(std::max<size_t>(n, 16));
-  detail::Doorbell replayed_bell;  // the idle coordinator sleeps here
+  detail::RequestQueue replayed(n, processes);  // the idle coordinator sleeps on its doorbell
 
-  detail::IssueSchedule schedule(plan, setup.imp, options.timing);
-  CompletionFlag go;
-  std::mutex merge_mu;
+  detail::IssueSchedule schedule(plan, setup.imp, options.timing, processes);
+  CompletionFlags go(1, processes);  // the start line
+  detail::ThreadOutcomes outcomes(plan.threads.size());
+  // Each request's OS thread: any worker of its process may run it.
+  SharedArray<int32_t> os_threads(options.record_os_threads ? n : 0, processes);
 
-  if (options.record_os_threads) res.os_threads.assign(n, 0);
   detail::ReplayThreads* threads = nullptr;
   auto worker = [&](size_t t) {
-    ProcessQueue& mine = *queues[queue_of_thread[t]];
-    const auto tid = static_cast<int32_t>(::gettid());
-    std::string rt_why;
-    bool rt_failed = options.realtime && !make_realtime(&rt_why);
+    detail::RequestQueue& mine = queues[queue_of_thread[t]];
+    detail::ThreadOutcome& outcome = outcomes[t];  // its own slot, read after the join
+    outcome.os_tid = static_cast<int32_t>(::gettid());
+    outcome.os_pid = static_cast<int32_t>(::getpid());
+    if (options.realtime) make_realtime(&outcome.warning);  // the warning says why not
     ThreadScratch scratch;
-    go.wait();
+    go.wait(0);
     uint32_t next = kNone;
     for (;;) {
-      uint32_t r = next;
-      if (r == kNone) mine.bell.pop_or_sleep([&] { return mine.available.pop(r); });
+      const uint32_t r = next != kNone ? next : mine.pop();
       if (r == kStop) break;
       const Request& q = plan.requests[r];
       const trace::Event& e = plan.trace.events[q.event];
@@ -147,75 +134,86 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       if (options.hooks) options.hooks->before_issue(r);
       const int64_t planned = schedule.await_issue(r, prev[r], monotonic_ns());
       RequestRecord rec;
-      if (options.record_os_threads) res.os_threads[r] = tid;  // r's own slot: one worker runs r
+      if (options.record_os_threads) os_threads[r] = outcome.os_tid;  // r's own slot: one worker runs r
       const bool later = uring.issue(r, setup.exec, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
       threads->spawned(r);  // before r is done: its child process's requests go to workers that exist
       rec.planned_ns = planned;
       schedule.finish(r, rec);
       // r's thread's stream: its previous request was logged before it completed (the
-      // coordinator made r available only after), whichever worker ran it.
+      // coordinator made r available only after), whichever worker of the process ran it.
       res.log.append(q.thread, rec, later);
       if (options.hooks) options.hooks->after_complete(r);
-      while (!replayed.push(r)) CompletionFlag::cpu_relax();
-      replayed_bell.ring();
+      replayed.push(r);
       next = chain[r];  // kNone unless --coordinator-chain gave r's successor to this worker
     }
     uring.drain_all();  // before the thread exits: it may have submitted to any ring
-    std::lock_guard lock(merge_mu);
-    res.stats.merge(scratch.stats);
-    if (rt_failed && res.warnings.empty()) res.warnings.push_back(rt_why);
+    outcome.stats = std::move(scratch.stats);
   };
 
   detail::ReplayThreads workers(plan, setup.imp, worker, setup.own_table(), options.thread_fd_import);
   threads = &workers;
+  if (processes) workers.use_processes(outcomes.exchange(res.log));
   workers.start();
 
-  // The coordinator runs on the calling thread.
-  uint64_t waits = 0;
-  schedule.start(monotonic_ns() + detail::kStartMarginNs);
-  go.complete();
-  uint64_t handoffs = 0;
-  auto make_available = [&](uint32_t r) {
-    ++handoffs;
-    ProcessQueue& q = *queues[queue_of_thread[plan.requests[r].thread]];
-    while (!q.available.push(r)) CompletionFlag::cpu_relax();
-    q.bell.ring();
-  };
-  for (uint32_t r = 0; r < n; ++r) {
-    if (remaining[r] == 0) {
-      make_available(r);
-    } else if (prev[r] == detail::kNoRequest) {
-      ++waits;  // a thread's first request waiting for another thread's request
-    }
-  }
-  size_t completed = 0;
-  while (completed < n) {
-    uint32_t r = 0;
-    replayed_bell.pop_or_sleep([&] { return replayed.pop(r); });
-    ++completed;
-    for (uint32_t i = out_begin[r]; i < out_begin[r + 1]; ++i) {
-      uint32_t s = out[i];
-      if (s == chain[r]) continue;  // run by r's worker already
-      if (--remaining[s] == 0) {
-        make_available(s);
-      } else if (prev[s] == r) {
-        ++waits;  // its thread predecessor is done but another dependency is not
+  // The coordinator: on the calling thread, or beside it when the workers are replay processes
+  // (the calling thread then watches them in join(): one that dies ends the replay).
+  uint64_t waits = 0, handoffs = 0;
+  std::atomic<bool> abandoned{false};  // a replay process failed: nothing more will complete
+  auto coordinate = [&] {
+    auto make_available = [&](uint32_t r) {
+      ++handoffs;
+      queues[queue_of_thread[plan.requests[r].thread]].push(r);
+    };
+    for (uint32_t r = 0; r < n; ++r) {
+      if (remaining[r] == 0) {
+        make_available(r);
+      } else if (prev[r] == detail::kNoRequest) {
+        ++waits;  // a thread's first request waiting for another thread's request
       }
     }
-  }
-  for (auto& q : queues) {
-    for (size_t i = 0; i < q->workers; ++i) {
-      while (!q->available.push(kStop)) CompletionFlag::cpu_relax();
+    for (size_t completed = 0; completed < n; ++completed) {
+      uint32_t r = 0;
+      if (!replayed.pop_unless(r, [&] { return abandoned.load(std::memory_order_relaxed); })) return;
+      for (uint32_t i = out_begin[r]; i < out_begin[r + 1]; ++i) {
+        uint32_t s = out[i];
+        if (s == chain[r]) continue;  // run by r's worker already
+        if (--remaining[s] == 0) {
+          make_available(s);
+        } else if (prev[s] == r) {
+          ++waits;  // its thread predecessor is done but another dependency is not
+        }
+      }
     }
-    q->bell.ring(/*everyone=*/true);
+    for (size_t q = 0; q < queues.size(); ++q) {
+      for (size_t i = 0; i < workers_of_queue[q]; ++i) queues[q].push(kStop);
+      queues[q].ring_everyone();
+    }
+  };
+  schedule.start(monotonic_ns() + detail::kStartMarginNs);
+  go.complete(0);
+  if (!processes) {
+    coordinate();
+    workers.join();
+  } else {
+    std::thread coordinator(coordinate);
+    try {
+      workers.join();
+    } catch (...) {
+      abandoned.store(true, std::memory_order_relaxed);
+      replayed.ring_everyone();
+      coordinator.join();
+      throw;
+    }
+    coordinator.join();
   }
-  workers.join();
   uring.finish(res.log, res.stats);
+  outcomes.merge_into(res, plan, /*record_os_threads=*/false);
+  if (options.record_os_threads)
+    for (size_t r = 0; r < n; ++r) res.os_threads.push_back(os_threads[r]);
   res.dependency_waits = waits;
   res.handoffs = handoffs;
   res.start_ns = schedule.start_ns();
   res.wall_ns = detail::wall_time(res.log);
-  res.replay_processes = 1;  // its threads are all in this one
   return res;
 }
 

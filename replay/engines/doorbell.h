@@ -12,6 +12,9 @@
 //   producer:  q.push(x); bell.ring();
 //
 // No wake-up is lost: a ring after prepare() changes the count, so wait(seen) returns at once.
+//
+// In a shared mapping, set_across_processes() makes its futex a shared one, so the replay
+// processes (EngineOptions::processes) can sleep and ring on it.
 #pragma once
 
 #include <linux/futex.h>
@@ -28,6 +31,9 @@ namespace rastro::replay::detail {
 
 class Doorbell {
  public:
+  // Before any thread uses it.
+  void set_across_processes(bool across) { private_flag_ = across ? 0 : FUTEX_PRIVATE_FLAG; }
+
   // Read before the last look at the queue.
   uint32_t prepare() const { return count_.load(std::memory_order_seq_cst); }
 
@@ -35,7 +41,7 @@ class Doorbell {
   void wait(uint32_t seen) {
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     if (count_.load(std::memory_order_seq_cst) == seen) {
-      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&count_), FUTEX_WAIT_PRIVATE, seen, nullptr, nullptr, 0);
+      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&count_), FUTEX_WAIT | private_flag_, seen, nullptr, nullptr, 0);
     }
     sleepers_.fetch_sub(1, std::memory_order_seq_cst);
   }
@@ -44,7 +50,7 @@ class Doorbell {
   void ring(bool everyone = false) {
     count_.fetch_add(1, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) != 0) {
-      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&count_), FUTEX_WAKE_PRIVATE, everyone ? INT_MAX : 1, nullptr,
+      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&count_), FUTEX_WAKE | private_flag_, everyone ? INT_MAX : 1, nullptr,
               nullptr, 0);
     }
   }
@@ -74,6 +80,7 @@ class Doorbell {
  private:
   std::atomic<uint32_t> count_{0};
   std::atomic<uint32_t> sleepers_{0};
+  int private_flag_ = FUTEX_PRIVATE_FLAG;  // 0: shared with other processes
   static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
 };
 

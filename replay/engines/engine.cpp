@@ -30,14 +30,11 @@ EngineResult run_engine(EngineKind kind, const Plan& plan, const SandboxResolver
                                       : run_coordinator(plan, sandbox, options);
 }
 
-void check_processes(std::string_view engine, const EngineOptions& options, const UringReplay& uring) {
+void check_processes(const EngineOptions& options, const UringReplay& uring) {
   if (!options.processes) return;
   const std::string what = "--processes (each traced process in a process of its own): ";
   if (!detail::kProcessesAvailable)
     throw Error(what + "this build's ThreadSanitizer cannot follow a multi-threaded process into fork");
-  if (engine == "coordinator")
-    throw Error(what + "the coordinator engine hands requests between its threads through in-memory queues; "
-                "replay with -e workers, or compile the trace");
   if (options.hooks) throw Error(what + "not with the replay of an MPI job's ranks");
   if (uring.active())
     throw Error(what + "this trace's io_uring requests go through rings whose completions one process reaps; "

@@ -59,7 +59,7 @@ struct EngineOptions {
   bool thread_fd_import = true;
   // Each traced process replayed in an OS process of its own, forked where the trace forks
   // (replay_threads.h), not as threads of one: its memory calls get an address space of their
-  // own. The workers engine and the compiled replayer; not with `hooks` (MPI), io_uring rings,
+  // own. Every engine and the compiled replayer; not with `hooks` (MPI), io_uring rings,
   // or a ThreadSanitizer build (check_processes).
   bool processes = false;
 };
@@ -88,10 +88,10 @@ EngineResult run_engine(EngineKind kind, const Plan& plan, const SandboxResolver
 EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const EngineOptions& options);
 EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, const EngineOptions& options);
 
-// Throws rastro::Error naming why `options.processes` cannot be honoured by engine `engine` (no
+// Throws rastro::Error naming why `options.processes` cannot be honoured (no
 // `hooks`, no active ring in `uring`, a build whose sanitizer cannot follow fork); nothing when
 // it is off.
-void check_processes(std::string_view engine, const EngineOptions& options, const UringReplay& uring);
+void check_processes(const EngineOptions& options, const UringReplay& uring);
 
 // Shared by both engines (and usable by generated code): SCHED_FIFO for the calling thread.
 bool make_realtime(std::string* why);

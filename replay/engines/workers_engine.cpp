@@ -25,7 +25,7 @@ EngineResult run_workers(const Plan& plan, const SandboxResolver& sandbox, const
   res.log = RecordLog(plan.requests);
   UringReplay plain_uring(plan, UringMode::kPlain);
   UringReplay& uring = options.uring ? *options.uring : plain_uring;
-  check_processes("workers", options, uring);
+  check_processes(options, uring);
   detail::EngineSetup setup(plan, sandbox);
   const bool processes = options.processes;  // shared mappings for what crosses processes
   CompletionFlags done(n, processes);

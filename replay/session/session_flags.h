@@ -26,7 +26,7 @@ inline void add_session_flags(CLI::App& app, SessionOptions& o) {
   app.add_flag("--processes", o.processes,
                "Replay each traced process in a process of its own, forked where the trace forks, instead of as "
                "threads of one replayer: its memory calls get an address space of their own, as the traced "
-               "process had (workers engine and compiled replayers; not with --mpi, io_uring rings or a "
+               "process had (every engine and the compiled replayer; not with --mpi, io_uring rings or a "
                "ThreadSanitizer build)");
   app.add_option_function<std::string>(
          "--think-work", [&o](const std::string& v) { o.think_work = parse_think_work(v).take(); },

@@ -67,7 +67,7 @@ TEST_P(PipeAndSpecialFileReplay, EveryReadAndWriteGetsItsTracedResult) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, PipeAndSpecialFileReplay,
-                         ::testing::Values("workers", "coordinator", "workers --processes"),
+                         ::testing::Values("workers", "coordinator", "workers --processes", "coordinator --processes"),
                          [](const auto& p) { return rastro::cli_test::param_name(p.param); });
 
 }  // namespace

@@ -137,7 +137,7 @@ TEST_P(RealProgramReplay, FewMismatchesDependenciesRespectedNothingOutsideTheRoo
 
 INSTANTIATE_TEST_SUITE_P(Programs, RealProgramReplay,
                          ::testing::Combine(::testing::Values("tar", "sqlite3", "make"),
-                                            ::testing::Values("workers", "coordinator", "workers --processes")),
+                                            ::testing::Values("workers", "coordinator", "workers --processes", "coordinator --processes")),
                          [](const auto& p) {
                            return rastro::cli_test::param_name(std::get<0>(p.param) + "_" + std::get<1>(p.param));
                          });
@@ -197,5 +197,5 @@ TEST_P(ReplayBrokenPipe, TheWriteGetsEpipeAndTheReplayFinishes) {
   EXPECT_TRUE(fs::exists(d.path + "/root" + d.path + "/after.txt")) << s.dump();
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, ReplayBrokenPipe, ::testing::Values("workers", "coordinator", "workers --processes"),
+INSTANTIATE_TEST_SUITE_P(Engines, ReplayBrokenPipe, ::testing::Values("workers", "coordinator", "workers --processes", "coordinator --processes"),
                          [](const auto& p) { return rastro::cli_test::param_name(p.param); });

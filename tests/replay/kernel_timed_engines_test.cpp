@@ -222,7 +222,8 @@ TEST_P(KernelTimedEngines, AnFcntlOrDupOfAPipeIsItsOneCall) {
 INSTANTIATE_TEST_SUITE_P(Engines, KernelTimedEngines,
                          ::testing::Values(EngineCase{EngineKind::kWorkers, false},
                                            EngineCase{EngineKind::kCoordinator, false},
-                                           EngineCase{EngineKind::kWorkers, true}),
+                                           EngineCase{EngineKind::kWorkers, true},
+                                           EngineCase{EngineKind::kCoordinator, true}),
                          [](const auto& p) {
                            return std::string(engine_name(p.param.engine)) + (p.param.processes ? "_processes" : "");
                          });

@@ -198,15 +198,17 @@ TEST(ReplayThreads, AForkedChildKeepsItsFdsWhateverItsParentDoesAfterTheFork) {
 // threads are threads of it, and what they did comes back whole (records, counters, OS threads).
 TEST(ReplayThreads, WithProcessesEachTracedProcessIsAReplayProcessOfItsOwn) {
   if (!detail::kProcessesAvailable) GTEST_SKIP() << "ThreadSanitizer build: no replay processes (replay_threads.h)";
-  for (bool processes : {false, true}) {
-    SCOPED_TRACE(processes ? "processes" : "threads");
+  for (auto [engine, processes] : {std::pair{EngineKind::kWorkers, false}, std::pair{EngineKind::kWorkers, true},
+                                    std::pair{EngineKind::kCoordinator, false},
+                                    std::pair{EngineKind::kCoordinator, true}}) {
+    SCOPED_TRACE(std::string(engine_name(engine)) + (processes ? " processes" : " threads"));
     testing::TempDir root;
     SandboxResolver sb(root.path());
     Plan plan = testing::hand_plan(two_processes_three_threads(), false);
     EngineOptions o;
     o.processes = processes;
     o.record_os_threads = true;
-    EngineResult res = run_engine(EngineKind::kWorkers, plan, sb, o);
+    EngineResult res = run_engine(engine, plan, sb, o);
     EXPECT_EQ(res.replay_processes, processes ? 2u : 1u);
     EXPECT_EQ(res.stats.executed, 6u);  // 3 opens, 3 writes (the clone and the fork: structure)
     EXPECT_EQ(res.stats.skipped_total(), 0u);
@@ -255,7 +257,10 @@ trace::Trace a_fork_then_a_gap(int64_t gap_ns) {
 // A replay process that dies (here: killed while its thread waits out a 3 s think gap) ends the
 // replay with an error naming its traced process, promptly: its parent, which waits for it, and
 // the engine are not left waiting for requests it will never complete.
-TEST(ReplayThreads, AReplayProcessThatDiesEndsTheReplayWithAnError) {
+// The coordinator too: it waits for completions, which the killed process's requests never send.
+class ReplayProcessDies : public ::testing::TestWithParam<EngineKind> {};
+
+TEST_P(ReplayProcessDies, AReplayProcessThatDiesEndsTheReplayWithAnError) {
   if (!detail::kProcessesAvailable) GTEST_SKIP() << "ThreadSanitizer build: no replay processes (replay_threads.h)";
   testing::TempDir root;
   SandboxResolver sb(root.path());
@@ -263,7 +268,7 @@ TEST(ReplayThreads, AReplayProcessThatDiesEndsTheReplayWithAnError) {
   EngineOptions o;
   o.processes = true;
   o.timing = parse_timing("think").take();
-  auto replay = std::async(std::launch::async, [&] { return run_engine(EngineKind::kWorkers, plan, sb, o); });
+  auto replay = std::async(std::launch::async, [&] { return run_engine(GetParam(), plan, sb, o); });
   // The engine's child is traced process 1's replay process; its child, traced process 2's.
   pid_t victim = 0;
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
@@ -284,6 +289,9 @@ TEST(ReplayThreads, AReplayProcessThatDiesEndsTheReplayWithAnError) {
   }
 }
 
+
+INSTANTIATE_TEST_SUITE_P(Engines, ReplayProcessDies, ::testing::Values(EngineKind::kWorkers, EngineKind::kCoordinator),
+                         [](const auto& p) { return std::string(engine_name(p.param)); });
 
 // The other way round: the replay processes end with the engine's process. Killed, it leaves none
 // of them replaying on (here for 10 s more of think gaps) a replay nobody will read, nor their
