@@ -92,8 +92,9 @@ rastro::cli::RegisterCommand register_replay{
            ->capture_default_str();
        app.add_option("-e,--engine", o->engine, "Engine: workers, coordinator")->capture_default_str();
        app.add_flag("--coordinator-chain", o->session.coordinator_chain,
-                    "coordinator engine: a worker runs its traced thread's next request itself when it depends on "
-                    "nothing else (default: every request passes through the coordinator, as in the thesis)");
+                    "coordinator engine: a worker runs its traced thread's next request itself when nothing else it "
+                    "depends on is outstanding (default: every request passes through the coordinator, as in the "
+                    "thesis)");
        replay::add_session_flags(app, o->session);
        app.add_flag("--mpi", o->mpi,
                     "Run as one rank of a job replay (mpirun -n N rastro replay --mpi JOB …): TRACE is the capture "

@@ -8,8 +8,10 @@
 // Workers run the requests of one traced process each (one worker per traced thread of it, from
 // its own "available" queue), so that each process's workers share a kernel fd table of their
 // own, as the traced process had (replay_threads.h).
-// With EngineOptions::coordinator_chain, a request whose only dependency is its thread's previous
-// one skips the coordinator: the worker that ran the previous one runs it next.
+// With EngineOptions::coordinator_chain, a request whose other dependencies are all done when its
+// thread's previous one completes skips the coordinator: the worker that ran the previous one runs
+// it next (the count of outstanding dependencies is then an atomic both decrement); and a request
+// no other thread's request waits for is not reported to the coordinator.
 // With EngineOptions::processes each traced process's workers are threads of a replay process of
 // its own (replay_threads.h); the queues, completion flags and schedule are shared mappings
 // (request_queue.h), and the coordinator stays a thread of the engine's process.
@@ -48,8 +50,11 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   // The coordinator hands a thread's requests to any worker of its process, so it keeps each one's
   // predecessor.
   const std::vector<uint32_t> prev = detail::thread_predecessors(plan);
-  // Reverse edges (dependants) in CSR form, and each request's count of outstanding dependencies.
-  std::vector<uint32_t> remaining(n, 0);
+  const bool processes = options.processes;  // shared mappings for what crosses processes
+  const bool chained = options.coordinator_chain;
+  // Reverse edges (dependants) in CSR form, and each request's count of outstanding dependencies
+  // (shared: with --coordinator-chain a worker counts down its thread's next request too).
+  SharedArray<std::atomic<uint32_t>> remaining(n, processes);
   std::vector<uint32_t> out_begin(n + 1, 0);
   auto for_each_dep = [&](uint32_t r, auto&& f) {
     if (prev[r] != detail::kNoRequest) f(prev[r]);
@@ -59,33 +64,43 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       if (d != r) f(d);
     }
   };
+  // --coordinator-chain: the edges from a request's thread predecessor are the worker's to count
+  // down (`from_prev[s]` of them: the predecessor may also be a file or path dependency); the
+  // coordinator counts down the others.
+  std::vector<uint8_t> from_prev(chained ? n : 0, 0);
   for (uint32_t r = 0; r < n; ++r) {
     for_each_dep(r, [&](uint32_t d) {
-      ++remaining[r];
+      remaining[r].fetch_add(1, std::memory_order_relaxed);
       ++out_begin[d + 1];
+      if (chained && d == prev[r]) ++from_prev[r];
     });
   }
   for (size_t i = 0; i < n; ++i) out_begin[i + 1] += out_begin[i];
-  // --coordinator-chain: chain[r] = the next request of r's thread when r is its only dependency
-  // (kNone otherwise). The worker that ran r runs it right away; the coordinator leaves it out.
-  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-  std::vector<uint32_t> chain(n, kNone);
-  if (options.coordinator_chain) {
-    for (uint32_t s = 0; s < n; ++s) {
-      const uint32_t p = prev[s];
-      bool only_prev = p != detail::kNoRequest;
-      for_each_dep(s, [&](uint32_t d) { only_prev = only_prev && d == p; });
-      if (only_prev) chain[p] = s;
-    }
-  }
   std::vector<uint32_t> out(out_begin[n]);
   {
     std::vector<uint32_t> fill(out_begin.begin(), out_begin.end() - 1);
     for (uint32_t r = 0; r < n; ++r) for_each_dep(r, [&](uint32_t d) { out[fill[d]++] = r; });
   }
+  // --coordinator-chain: next[r] = the next request of r's thread; the worker that ran r runs it
+  // right away when that leaves it nothing outstanding (the same count the coordinator keeps, so
+  // exactly one of them makes it go). A request no other thread's request waits for makes
+  // nothing available through the coordinator, so its worker does not report it: the coordinator
+  // wakes only for hand-offs.
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> next_of(chained ? n : 0, kNone);
+  std::vector<uint8_t> reported(n, 1);
+  size_t to_report = n;
+  if (chained) {
+    for (uint32_t s = 0; s < n; ++s)
+      if (prev[s] != detail::kNoRequest) next_of[prev[s]] = s;
+    for (uint32_t r = 0; r < n; ++r) {
+      reported[r] = std::any_of(out.begin() + out_begin[r], out.begin() + out_begin[r + 1],
+                                [&](uint32_t s) { return prev[s] != r; });
+      to_report -= !reported[r];
+    }
+  }
 
   constexpr uint32_t kStop = std::numeric_limits<uint32_t>::max() - 1;
-  const bool processes = options.processes;  // shared mappings for what crosses processes
   // One available queue per traced process, taking its requests and a stop token per worker; plan
   // thread t's worker pops from queues[queue_of_thread[t]].
   std::vector<detail::RequestQueue> queues;
@@ -125,26 +140,37 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
     ThreadScratch scratch;
     go.wait(0);
     uint32_t next = kNone;
+    int64_t prev_end = -1;  // of the request this worker ran before a chained one
     for (;;) {
-      const uint32_t r = next != kNone ? next : mine.pop();
+      const bool chained_here = next != kNone;
+      const uint32_t r = chained_here ? next : mine.pop();
       if (r == kStop) break;
       const Request& q = plan.requests[r];
       const trace::Event& e = plan.trace.events[q.event];
       uring.await(r);
       if (options.hooks) options.hooks->before_issue(r);
-      const int64_t planned = schedule.await_issue(r, prev[r], monotonic_ns());
+      const int64_t planned = schedule.await_issue(r, prev[r], ready_ns(!chained_here, prev_end));
       RequestRecord rec;
       if (options.record_os_threads) os_threads[r] = outcome.os_tid;  // r's own slot: one worker runs r
       const bool later = uring.issue(r, setup.exec, setup.keys.keys[r].data(), setup.procs.find(e.pid), scratch, &rec);
       threads->spawned(r);  // before r is done: its child process's requests go to workers that exist
       rec.planned_ns = planned;
+      prev_end = rec.end_ns;
       schedule.finish(r, rec);
       // r's thread's stream: its previous request was logged before it completed (the
       // coordinator made r available only after), whichever worker of the process ran it.
       res.log.append(q.thread, rec, later);
       if (options.hooks) options.hooks->after_complete(r);
-      replayed.push(r);
-      next = chain[r];  // kNone unless --coordinator-chain gave r's successor to this worker
+      if (reported[r]) replayed.push(r);
+      next = kNone;
+      if (chained && next_of[r] != kNone) {
+        const uint32_t s = next_of[r];
+        if (remaining[s].fetch_sub(from_prev[s], std::memory_order_acq_rel) == from_prev[s]) {
+          next = s;  // nothing else outstanding: this worker runs it
+        } else {
+          ++outcome.dependency_waits;  // the coordinator hands it over when the rest is done
+        }
+      }
     }
     uring.drain_all();  // before the thread exits: it may have submitted to any ring
     outcome.stats = std::move(scratch.stats);
@@ -165,19 +191,19 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
       queues[queue_of_thread[plan.requests[r].thread]].push(r);
     };
     for (uint32_t r = 0; r < n; ++r) {
-      if (remaining[r] == 0) {
+      if (remaining[r].load(std::memory_order_relaxed) == 0) {
         make_available(r);
       } else if (prev[r] == detail::kNoRequest) {
         ++waits;  // a thread's first request waiting for another thread's request
       }
     }
-    for (size_t completed = 0; completed < n; ++completed) {
+    for (size_t completed = 0; completed < to_report; ++completed) {
       uint32_t r = 0;
       if (!replayed.pop_unless(r, [&] { return abandoned.load(std::memory_order_relaxed); })) return;
       for (uint32_t i = out_begin[r]; i < out_begin[r + 1]; ++i) {
-        uint32_t s = out[i];
-        if (s == chain[r]) continue;  // run by r's worker already
-        if (--remaining[s] == 0) {
+        const uint32_t s = out[i];
+        if (chained && prev[s] == r) continue;  // counted down by r's worker
+        if (remaining[s].fetch_sub(1, std::memory_order_acq_rel) == 1) {
           make_available(s);
         } else if (prev[s] == r) {
           ++waits;  // its thread predecessor is done but another dependency is not
@@ -210,8 +236,9 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
   outcomes.merge_into(res, plan, /*record_os_threads=*/false);
   if (options.record_os_threads)
     for (size_t r = 0; r < n; ++r) res.os_threads.push_back(os_threads[r]);
-  res.dependency_waits = waits;
+  res.dependency_waits += waits;  // the coordinator's, after the workers' (merge_into)
   res.handoffs = handoffs;
+  res.completions_reported = to_report;
   res.start_ns = schedule.start_ns();
   res.wall_ns = detail::wall_time(res.log);
   return res;

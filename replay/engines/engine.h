@@ -49,8 +49,9 @@ struct EngineOptions {
   RequestHooks* hooks = nullptr;
   UringReplay* uring = nullptr;  // io_uring requests through rings (exec_uring.h); nullptr: plain calls
   // coordinator engine: a worker that finished a request runs its thread's next one itself when
-  // that one depends on nothing else, instead of handing both through the coordinator (the thesis
-  // design, the default, passes every request through it: two thread wake-ups per request).
+  // nothing else that one depends on is outstanding, instead of handing both through the
+  // coordinator (the thesis design, the default, passes every request through it: two thread
+  // wake-ups per request); and only completions another thread waits for are reported to it.
   bool coordinator_chain = false;
   bool record_os_threads = false;  // fill EngineResult::os_threads (--time-with ebpf)
   // Give a forked child's replay threads their fds by pidfd_getfd from the forking thread when the
@@ -70,6 +71,7 @@ struct EngineResult {
   ExecStats stats;
   uint64_t dependency_waits = 0;       // requests that found a dependency not yet done
   uint64_t handoffs = 0;               // coordinator: requests it made available through its queue
+  uint64_t completions_reported = 0;   // coordinator: completions its workers reported to it
   int64_t start_ns = 0;                // trace offset 0 maps here
   int64_t wall_ns = 0;
   std::vector<std::string> warnings;
