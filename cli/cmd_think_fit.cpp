@@ -1,10 +1,11 @@
-// `rastro think-fit TRACE -d DIR [--candidate T]... [--rounds N] [--min-calls N] [--json FILE]
-// [-- REPLAY FLAGS]`: which `--think-work` a program needs, fitted on one of its captures on the
-// machine that made it (replay/session/think_fit.h). Each candidate is replayed --rounds times by
-// `rastro replay` (a child process each: a fresh address space and kernel state per replay, as a
-// user's replays have), the candidates in turn and in reverse order on alternate rounds so none
-// always runs first; each replay is compared with the capture per call class
-// (`rastro compare`'s ratios) and its root deleted. Prints the classes' latency ratios per
+// `rastro think-fit TRACE -d DIR [--candidate T]... [--rounds N] [--max-rounds N] [--min-calls N]
+// [--json FILE] [-- REPLAY FLAGS]`: which `--think-work` a program needs, fitted on one of its
+// captures on the machine that made it (replay/session/think_fit.h). Each candidate is replayed
+// --rounds times by `rastro replay` (a child process each: a fresh address space and kernel state
+// per replay, as a user's replays have), the candidates in turn and in reverse order on alternate
+// rounds so none always runs first; each replay is compared with the capture per call class
+// (`rastro compare`'s ratios) and its root deleted. While the fit is a near tie, the two tied
+// candidates get one more round each, up to --max-rounds. Prints the classes' latency ratios per
 // candidate, their score (mean |ln ratio|) and the fit, which the program's other captures are then
 // replayed with.
 //
@@ -35,6 +36,7 @@ struct ThinkFitFlags {
   std::string trace, dir, json;
   std::vector<std::string> candidates{"none", "memory", "memory,code"};
   unsigned rounds = 2;
+  unsigned max_rounds = 6;
   uint64_t min_calls = 5;
   double timeout_s = 3600;
   std::vector<std::string> replay_flags;  // after --
@@ -71,7 +73,11 @@ replay::FitReplay replay_once(const ThinkFitFlags& o, size_t k, unsigned round, 
                                    "--summary-json", s + ".json", "--think-work", o.candidates[k]};
   if (!has_timing(o.replay_flags)) argv.insert(argv.end(), {"-T", "think"});
   argv.insert(argv.end(), o.replay_flags.begin(), o.replay_flags.end());
-  fmt::print(stderr, "think-fit: round {} of {}, --think-work {} ...\n", round, o.rounds, o.candidates[k]);
+  if (round <= o.rounds)
+    fmt::print(stderr, "think-fit: round {} of {}, --think-work {} ...\n", round, o.rounds, o.candidates[k]);
+  else
+    fmt::print(stderr, "think-fit: round {} (a near tie: at most {}), --think-work {} ...\n", round, o.max_rounds,
+               o.candidates[k]);
   const campaign::ProcessResult r = campaign::run_process(argv, o.timeout_s);
   write_text_atomically(s + ".log", r.output);
   std::error_code ec;
@@ -92,47 +98,64 @@ void run(const ThinkFitFlags& o) {
   }
   check_replay_flags(o.replay_flags);
   if (o.rounds == 0) throw Error("think-fit: --rounds must be at least 1");
+  if (o.max_rounds < o.rounds)
+    throw Error(fmt::format("think-fit: --max-rounds {} is fewer than --rounds {}", o.max_rounds, o.rounds));
   if (!fs::exists(o.trace)) throw Error(fmt::format("think-fit: no trace at {}", o.trace));
   fs::create_directories(o.dir);
   for (size_t k = 0; k < o.candidates.size(); ++k) {
-    for (unsigned round = 1; round <= o.rounds; ++round) {
+    for (unsigned round = 1; round <= o.max_rounds; ++round) {
       if (fs::exists(stem(o, k, round) + ".root"))
         throw Error(fmt::format("think-fit: {}.root exists already: give an empty -d DIR", stem(o, k, round)));
     }
   }
   const std::string self = campaign::self_executable();
   std::vector<replay::FitCandidate> cands(o.candidates.size());
+  std::vector<std::vector<std::string>> outputs(cands.size());  // [candidate]: its replays' traces
   for (size_t k = 0; k < cands.size(); ++k) cands[k].think_work = o.candidates[k];
-  for (unsigned round = 1; round <= o.rounds; ++round) {
-    for (size_t i = 0; i < cands.size(); ++i) {
-      const size_t k = round % 2 == 1 ? i : cands.size() - 1 - i;
+  unsigned round = 0;
+  auto run_round = [&](const std::vector<size_t>& which) {
+    ++round;
+    for (size_t i = 0; i < which.size(); ++i) {
+      const size_t k = which[round % 2 == 1 ? i : which.size() - 1 - i];
       cands[k].replays.push_back(replay_once(o, k, round, self));
+      outputs[k].push_back(stem(o, k, round) + ".rastro");
     }
+  };
+  std::vector<size_t> all(cands.size());
+  for (size_t k = 0; k < all.size(); ++k) all[k] = k;
+  while (round < o.rounds) run_round(all);
+  replay::ThinkFit fit = replay::fit_think_work(cands, o.min_calls).take();
+  for (auto tied = replay::tie_break_candidates(fit, round, o.max_rounds); !tied.empty();
+       tied = replay::tie_break_candidates(fit, round, o.max_rounds)) {
+    run_round(tied);
+    fit = replay::fit_think_work(cands, o.min_calls).take();
   }
-  const replay::ThinkFit fit = replay::fit_think_work(cands, o.min_calls).take();
 
   std::string table = fmt::format("{:<22}", "--think-work");
   for (const std::string& c : fit.classes) table += fmt::format("{:>11}", c);
-  table += fmt::format("{:>8}\n", "score");
+  table += fmt::format("{:>8}{:>9}\n", "score", "replays");
   for (size_t k = 0; k < cands.size(); ++k) {
     table += fmt::format("{:<22}", cands[k].think_work + (k == fit.best ? " *" : ""));
     for (double r : fit.ratio[k]) table += fmt::format("{:>11.2f}", r);
-    table += fmt::format("{:>8.3f}\n", fit.score[k]);
+    table += fmt::format("{:>8.3f}{:>9}\n", fit.score[k], cands[k].replays.size());
   }
-  fmt::print("replay/original latency ratio per call class (geometric mean of {} replay{}), score = mean |ln ratio|:\n{}",
-             o.rounds, o.rounds == 1 ? "" : "s", table);
-  fmt::print("fit: --think-work {}\n", cands[fit.best].think_work);
+  fmt::print("replay/original latency ratio per call class (geometric mean of the replays), score = mean |ln ratio|:\n{}",
+             table);
+  fmt::print("fit: --think-work {}{}\n", cands[fit.best].think_work,
+             round > o.rounds && fit.near_tie < 0
+                 ? fmt::format(" (a near tie after {} rounds, decided by {} more)", o.rounds, round - o.rounds)
+                 : "");
   if (fit.near_tie >= 0) {
     const auto& other = cands[static_cast<size_t>(fit.near_tie)];
-    fmt::print("near tie: --think-work {} scores within {} of it: the replays do not tell them apart (either will do; "
-               "more --rounds decide)\n",
-               other.think_work, replay::ThinkFit::kNearTie);
+    fmt::print("near tie: --think-work {} scores within {} of it after {} rounds: the replays do not tell them apart "
+               "(either will do)\n",
+               other.think_work, replay::ThinkFit::kNearTie, round);
   }
 
   if (!o.json.empty()) {
     nlohmann::json j;
     j["trace"] = o.trace;
-    j["rounds"] = o.rounds;
+    j["rounds"] = round;  // --rounds, and the rounds that broke a near tie
     j["min_calls"] = o.min_calls;
     j["replay_flags"] = o.replay_flags;
     j["classes"] = fit.classes;
@@ -143,7 +166,7 @@ void run(const ThinkFitFlags& o) {
       c["think_work"] = cands[k].think_work;
       c["score"] = fit.score[k];
       for (size_t i = 0; i < fit.classes.size(); ++i) c["ratio"][fit.classes[i]] = fit.ratio[k][i];
-      for (unsigned round = 1; round <= o.rounds; ++round) c["replays"].push_back(stem(o, k, round) + ".rastro");
+      c["replays"] = outputs[k];
       j["candidates"].push_back(std::move(c));
     }
     write_text_atomically(o.json, j.dump(2) + "\n");
@@ -168,6 +191,10 @@ cli::RegisterCommand register_think_fit{
                       "first of equal scores wins)")
            ->allow_extra_args(false);  // one value per --candidate: a "--" after it starts the replay flags
        app.add_option("--rounds", o->rounds, "Replays per candidate")->capture_default_str();
+       app.add_option("--max-rounds", o->max_rounds,
+                      "While the fit is a near tie (a candidate scores within 0.05 of it), the two get one more "
+                      "round each, up to this many rounds in all (--rounds: none)")
+           ->capture_default_str();
        app.add_option("--min-calls", o->min_calls,
                       "A class is judged when every replay timed this many of its calls")
            ->capture_default_str();

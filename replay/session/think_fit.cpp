@@ -49,4 +49,9 @@ Result<ThinkFit> fit_think_work(const std::vector<FitCandidate>& candidates, uin
   return fit;
 }
 
+std::vector<size_t> tie_break_candidates(const ThinkFit& fit, unsigned rounds_done, unsigned max_rounds) {
+  if (fit.near_tie < 0 || rounds_done >= max_rounds) return {};
+  return {fit.best, static_cast<size_t>(fit.near_tie)};
+}
+
 }  // namespace rastro::replay

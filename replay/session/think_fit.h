@@ -44,6 +44,11 @@ struct ThinkFit {
   static constexpr double kNearTie = 0.05;
 };
 
+// After the fit of the rounds so far: the candidates to replay in one more round — the fit and its
+// near tie, so that more replays decide between them — or none, when the fit is decided or
+// `rounds_done` has reached `max_rounds`.
+std::vector<size_t> tie_break_candidates(const ThinkFit& fit, unsigned rounds_done, unsigned max_rounds);
+
 // Judges the classes timed in at least `min_calls` calls in every replay of every candidate
 // (a class one candidate lacks cannot tell them apart), of the classes of cached work
 // (trace::cached_work_class: not sync, process or other).

@@ -52,7 +52,7 @@ TEST(ThinkFitCli, ReportsCompareRatiosPerCandidateAndFitsTheLowestScore) {
   const std::string trace = write_trace(d.path);
   const std::string out = d.path + "/fit";
   const auto r = sh(kRastro + " think-fit " + trace + " -d " + out + " --candidate none --candidate memory:256K " +
-                    "--rounds 2 --json " + d.path + "/fit.json -- -e workers -O fs");
+                    "--rounds 2 --max-rounds 3 --json " + d.path + "/fit.json -- -e workers -O fs");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(slurp(d.path + "/fit.json"));
   ASSERT_EQ(j["candidates"].size(), 2u);
@@ -70,18 +70,25 @@ TEST(ThinkFitCli, ReportsCompareRatiosPerCandidateAndFitsTheLowestScore) {
       for (const auto& row : report["by_class"])
         if (row["key"] == "data") log_sum += std::log(row["latency_ratio_median_corrected"].get<double>());
     }
-    const double ratio = std::exp(log_sum / 2);
+    const double ratio = std::exp(log_sum / static_cast<double>(c["replays"].size()));
     EXPECT_NEAR(c["ratio"]["data"].get<double>(), ratio, 1e-9 * ratio) << c.dump();
     EXPECT_NEAR(c["score"].get<double>(), std::fabs(std::log(ratio)), 1e-9) << c.dump();
     if (c["score"].get<double>() < j["candidates"][best]["score"].get<double>()) best = k;
   }
   EXPECT_EQ(j["fit"], j["candidates"][best]["think_work"]);
   // The other candidate is a near tie when it scores within 0.05 of the fit.
+  // The other candidate is a near tie when it scores within 0.05 of the fit — and then only after
+  // --max-rounds (3): a near tie gets more rounds until decided.
   const double gap = std::fabs(j["candidates"][0]["score"].get<double>() - j["candidates"][1]["score"].get<double>());
-  if (gap < 0.05)
+  if (gap < 0.05) {
     EXPECT_EQ(j["near_tie"], j["candidates"][1 - best]["think_work"]) << j.dump();
-  else
+    EXPECT_EQ(j["rounds"], 3) << j.dump();
+  } else {
     EXPECT_TRUE(j["near_tie"].is_null()) << j.dump();
+  }
+  // Both candidates ran in every round (two candidates: a tie-break round is both of them too).
+  EXPECT_GE(j["rounds"].get<int>(), 2) << j.dump();
+  for (const auto& c : j["candidates"]) EXPECT_EQ(c["replays"].size(), j["rounds"].get<size_t>()) << j.dump();
   EXPECT_NE(r.out.find("fit: --think-work " + j["fit"].get<std::string>()), std::string::npos) << r.out;
   // Each replay ran with its candidate, and every root is gone.
   EXPECT_EQ(nlohmann::json::parse(slurp(out + "/candidate-2.round-1.json"))["timing"], "think+memory:256KiB");
@@ -99,6 +106,9 @@ TEST(ThinkFitCli, RefusesTheFlagsItOwnsBeforeMakingAnything) {
   r = sh(kRastro + " think-fit " + trace + " -d " + d.path + "/fit --candidate cpu");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("unknown think work 'cpu'"), std::string::npos) << r.out;
+  r = sh(kRastro + " think-fit " + trace + " -d " + d.path + "/fit --rounds 3 --max-rounds 2");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--max-rounds 2 is fewer than --rounds 3"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(d.path + "/fit"));
 }
 

@@ -1,5 +1,5 @@
 // fit_think_work (replay/session/think_fit.h): the candidate whose class ratios lie nearest 1 over
-// the classes every replay timed enough, worked out here by hand.
+// the classes every replay timed enough, worked out here by hand; and the near tie replayed again.
 #include "replay/session/think_fit.h"
 
 #include <cmath>
@@ -11,6 +11,8 @@ namespace {
 using rastro::replay::FitCandidate;
 using rastro::replay::FitReplay;
 using rastro::replay::fit_think_work;
+using rastro::replay::ThinkFit;
+using rastro::replay::tie_break_candidates;
 
 FitReplay replay_of(std::initializer_list<std::pair<const char*, std::pair<double, uint64_t>>> classes) {
   FitReplay r;
@@ -78,6 +80,28 @@ TEST(ThinkFit, NamesTheRunnerUpWhenItScoresWithinTheReplaysSpread) {
   ASSERT_TRUE(b.ok()) << b.error();
   EXPECT_EQ(b.value().best, 1u);
   EXPECT_EQ(b.value().near_tie, -1);
+}
+
+// A near tie gets more rounds of its two candidates — and of them only — until it is decided or
+// the rounds run out. The replays of more rounds move the scores: a later replay that sets the two
+// apart ends the tie-break.
+TEST(ThinkFit, ANearTieIsReplayedAgainBetweenItsTwoUntilDecidedOrOutOfRounds) {
+  std::vector<FitCandidate> c = {
+      {"memory", {replay_of({{"data", {std::exp(0.300), 100}}})}},
+      {"none", {replay_of({{"data", {std::exp(0.123), 100}}})}},
+      {"memory,code", {replay_of({{"data", {std::exp(0.148), 100}}})}},
+  };
+  ThinkFit fit = fit_think_work(c, 5).take();
+  EXPECT_EQ(tie_break_candidates(fit, 2, 6), (std::vector<size_t>{1, 2}));  // the fit, then its tie
+  EXPECT_TRUE(tie_break_candidates(fit, 6, 6).empty());                     // out of rounds
+  EXPECT_TRUE(tie_break_candidates(fit, 2, 2).empty());                     // --max-rounds = --rounds
+  // One more round of the two: memory,code's replay lands at 1.02, none's at 1.20.
+  c[1].replays.push_back(replay_of({{"data", {1.20, 100}}}));
+  c[2].replays.push_back(replay_of({{"data", {1.02, 100}}}));
+  fit = fit_think_work(c, 5).take();
+  EXPECT_EQ(fit.best, 2u);  // (0.148 + 0.020) / 2 = 0.084 against (0.123 + 0.182) / 2 = 0.153
+  EXPECT_EQ(fit.near_tie, -1);
+  EXPECT_TRUE(tie_break_candidates(fit, 3, 6).empty());
 }
 
 TEST(ThinkFit, EqualScoresGoToTheFirstCandidate) {
