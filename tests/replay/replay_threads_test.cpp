@@ -226,10 +226,21 @@ TEST(ReplayThreads, WithProcessesEachTracedProcessIsAReplayProcessOfItsOwn) {
         EXPECT_EQ(recs[r].rvalue, e.rvalue) << r;
       }
     }
-    // Three OS threads, one per traced thread.
+    // Three OS threads, one per traced thread. The coordinator hands a process's requests to any
+    // of its workers, so one of traced process 1's two may have run them all; never one of
+    // process 2's, and process 2's never one of process 1's.
     std::set<int32_t> tids(res.os_threads.begin(), res.os_threads.end());
-    EXPECT_EQ(tids.size(), 3u);
     EXPECT_EQ(tids.count(0), 0u);
+    if (engine == EngineKind::kWorkers) {
+      EXPECT_EQ(tids.size(), 3u);
+    } else {
+      EXPECT_GE(tids.size(), 2u);
+      EXPECT_LE(tids.size(), 3u);
+    }
+    std::map<int32_t, std::set<int32_t>> pids_of_tid;  // OS thread -> the traced processes it served
+    for (size_t r = 0; r < recs.size(); ++r)
+      pids_of_tid[res.os_threads[r]].insert(plan.trace.events[plan.requests[r].event].pid);
+    for (const auto& [tid, pids] : pids_of_tid) EXPECT_EQ(pids.size(), 1u) << "OS thread " << tid;
   }
 }
 
