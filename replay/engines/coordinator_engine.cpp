@@ -81,7 +81,7 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
     std::vector<uint32_t> fill(out_begin.begin(), out_begin.end() - 1);
     for (uint32_t r = 0; r < n; ++r) for_each_dep(r, [&](uint32_t d) { out[fill[d]++] = r; });
   }
-  // --coordinator-chain: next[r] = the next request of r's thread; the worker that ran r runs it
+  // --coordinator-chain: next_of[r] = the next request of r's thread; the worker that ran r runs it
   // right away when that leaves it nothing outstanding (the same count the coordinator keeps, so
   // exactly one of them makes it go). A request no other thread's request waits for makes
   // nothing available through the coordinator, so its worker does not report it: the coordinator
