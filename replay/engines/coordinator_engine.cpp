@@ -19,9 +19,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
 #include <limits>
-#include <memory>
 #include <thread>
 #include <unordered_map>
 
