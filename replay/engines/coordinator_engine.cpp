@@ -98,6 +98,18 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
     }
   }
 
+  // The requests with nothing outstanding, found before any worker starts: once workers run, a
+  // chained count reaches zero at the worker that runs the request, and a scan would hand it over again.
+  std::vector<uint32_t> initially_available;
+  uint64_t waits = 0;
+  for (uint32_t r = 0; r < n; ++r) {
+    if (remaining[r].load(std::memory_order_relaxed) == 0) {
+      initially_available.push_back(r);
+    } else if (prev[r] == detail::kNoRequest) {
+      ++waits;  // a thread's first request waiting for another thread's request
+    }
+  }
+
   constexpr uint32_t kStop = std::numeric_limits<uint32_t>::max() - 1;
   // One available queue per traced process, taking its requests and a stop token per worker; plan
   // thread t's worker pops from queues[queue_of_thread[t]].
@@ -181,20 +193,14 @@ EngineResult run_coordinator(const Plan& plan, const SandboxResolver& sandbox, c
 
   // The coordinator: on the calling thread, or beside it when the workers are replay processes
   // (the calling thread then watches them in join(): one that dies ends the replay).
-  uint64_t waits = 0, handoffs = 0;
+  uint64_t handoffs = 0;
   std::atomic<bool> abandoned{false};  // a replay process failed: nothing more will complete
   auto coordinate = [&] {
     auto make_available = [&](uint32_t r) {
       ++handoffs;
       queues[queue_of_thread[plan.requests[r].thread]].push(r);
     };
-    for (uint32_t r = 0; r < n; ++r) {
-      if (remaining[r].load(std::memory_order_relaxed) == 0) {
-        make_available(r);
-      } else if (prev[r] == detail::kNoRequest) {
-        ++waits;  // a thread's first request waiting for another thread's request
-      }
-    }
+    for (uint32_t r : initially_available) make_available(r);
     for (size_t completed = 0; completed < to_report; ++completed) {
       uint32_t r = 0;
       if (!replayed.pop_unless(r, [&] { return abandoned.load(std::memory_order_relaxed); })) return;

@@ -51,6 +51,32 @@ TEST(CoordinatorEngine, ChainRunsAThreadsOwnSequenceWithoutTheCoordinator) {
   }
 }
 
+// The requests available at the start are found before the workers start. Here thread 10's first
+// request comes first in the plan and the rest of its requests last, after 400 000 of thread 11's:
+// its worker reaches them long before a scan of the plan would (CI failure of 0aa3ef5, where the
+// coordinator scanned after the start and handed over requests a worker had already run: they
+// ran twice and out of their thread's order).
+TEST(CoordinatorEngine, ChainedRequestsAreNotHandedOverAgainByTheStartingScan) {
+  constexpr int kFiller = 400'000;
+  testing::TraceBuilder b;
+  b.add(1, 10, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 3, {"/a"});
+  b.add(1, 11, "openat", {AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, 4, {"/b"});
+  for (int i = 0; i < kFiller; ++i) b.add(1, 11, "lseek", {4, 0, SEEK_SET}, 0);
+  for (int i = 0; i < 10; ++i) b.add(1, 10, "write", {3, 0, 5}, 5);
+  const Plan plan = infer_plan(b.take(), Ordering::kThread).take();
+  for (int run = 0; run < 3; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    testing::TempDir root;
+    SandboxResolver sb(root.path());
+    EngineOptions o;
+    o.coordinator_chain = true;
+    const EngineResult res = run_engine(EngineKind::kCoordinator, plan, sb, o);
+    EXPECT_EQ(res.handoffs, 2u);
+    EXPECT_EQ(res.stats.executed, plan.requests.size());
+    EXPECT_EQ(std::filesystem::file_size(root.sub("a")), 50u);
+  }
+}
+
 TEST(CoordinatorEngine, ChainKeepsOtherThreadsDependencies) {
   // Temporal ordering (hand_plan): thread 11's first request waits for thread 10's last; every
   // request with such an edge still goes through the coordinator and still waits.
