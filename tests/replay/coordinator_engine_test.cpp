@@ -15,11 +15,15 @@
 namespace rastro::replay {
 namespace {
 
-EngineResult replay(const Plan& plan, bool chain, const testing::TempDir& root) {
+EngineResult run_coordinator(const Plan& plan, bool chain, const testing::TempDir& root) {
   SandboxResolver sb(root.path());
   EngineOptions o;
   o.coordinator_chain = chain;
-  EngineResult res = run_engine(EngineKind::kCoordinator, plan, sb, o);
+  return run_engine(EngineKind::kCoordinator, plan, sb, o);
+}
+
+EngineResult replay(const Plan& plan, bool chain, const testing::TempDir& root) {
+  EngineResult res = run_coordinator(plan, chain, root);
   EXPECT_EQ(res.stats.skipped_total(), 0u);
   EXPECT_EQ(res.stats.mismatched, 0u);
   EXPECT_EQ(std::filesystem::file_size(root.sub("a")), 500u);
@@ -67,10 +71,7 @@ TEST(CoordinatorEngine, ChainedRequestsAreNotHandedOverAgainByTheStartingScan) {
   for (int run = 0; run < 3; ++run) {
     SCOPED_TRACE("run " + std::to_string(run));
     testing::TempDir root;
-    SandboxResolver sb(root.path());
-    EngineOptions o;
-    o.coordinator_chain = true;
-    const EngineResult res = run_engine(EngineKind::kCoordinator, plan, sb, o);
+    const EngineResult res = run_coordinator(plan, true, root);
     EXPECT_EQ(res.handoffs, 2u);
     EXPECT_EQ(res.stats.executed, plan.requests.size());
     EXPECT_EQ(std::filesystem::file_size(root.sub("a")), 50u);
@@ -113,10 +114,7 @@ TEST(CoordinatorEngine, ChainAndCoordinatorCountDownTogetherWithoutRunningAReque
   for (int run = 0; run < 20; ++run) {
     SCOPED_TRACE("run " + std::to_string(run));
     testing::TempDir root;
-    SandboxResolver sb(root.path());
-    EngineOptions o;
-    o.coordinator_chain = true;
-    EngineResult res = run_engine(EngineKind::kCoordinator, plan, sb, o);
+    const EngineResult res = run_coordinator(plan, true, root);
     EXPECT_EQ(res.stats.executed, plan.requests.size());
     EXPECT_EQ(std::filesystem::file_size(root.sub("a")), 500u);
     EXPECT_EQ(std::filesystem::file_size(root.sub("b")), 1000u);
