@@ -1,10 +1,12 @@
-// `rastro think-fit TRACE -d DIR [--candidate T]... [--rounds N] [--max-rounds N] [--min-calls N]
-// [--json FILE] [-- REPLAY FLAGS]`: which `--think-work` a program needs, fitted on one of its
-// captures on the machine that made it (replay/session/think_fit.h). Each candidate is replayed
-// --rounds times by `rastro replay` (a child process each: a fresh address space and kernel state
-// per replay, as a user's replays have), the candidates in turn and in reverse order on alternate
-// rounds so none always runs first; each replay is compared with the capture per call class
-// (`rastro compare`'s ratios) and its root deleted. While the fit is a near tie, the two tied
+// `rastro think-fit TRACE [--also TRACE]... -d DIR [--candidate T]... [--rounds N] [--max-rounds N]
+// [--min-calls N] [--json FILE] [-- REPLAY FLAGS]`: which `--think-work` a program needs, fitted on
+// its captures on the machine that made them (replay/session/think_fit.h). Each candidate is replayed
+// --rounds times on each capture by `rastro replay` (a child process each: a fresh address space
+// and kernel state per replay, as a user's replays have), the candidates in turn and in reverse
+// order on alternate rounds so none always runs first; each replay is compared with its capture per
+// call class (`rastro compare`'s ratios) and its root deleted. Several captures fit the program,
+// not one run of it: a run's own quirks (its page cache, its neighbours) move its ratios as much as
+// the candidates do (the mmap reader: `memory,code` on one capture, `none` on another). While the fit is a near tie, the two tied
 // candidates get one more round each, up to --max-rounds. Prints the classes' latency ratios per
 // candidate, their score (mean |ln ratio|) and the fit, which the program's other captures are then
 // replayed with.
@@ -34,6 +36,7 @@ namespace fs = std::filesystem;
 
 struct ThinkFitFlags {
   std::string trace, dir, json;
+  std::vector<std::string> also;  // further captures of the same program
   std::vector<std::string> candidates{"none", "memory", "memory,code"};
   unsigned rounds = 2;
   unsigned max_rounds = 6;
@@ -62,22 +65,33 @@ bool has_timing(const std::vector<std::string>& flags) {
   return false;
 }
 
-// The replay of candidate k in round `round`: its files' stem in DIR.
-std::string stem(const ThinkFitFlags& o, size_t k, unsigned round) {
-  return (fs::path(o.dir) / fmt::format("candidate-{}.round-{}", k + 1, round)).string();
+// TRACE, then the --also captures.
+std::vector<std::string> captures(const ThinkFitFlags& o) {
+  std::vector<std::string> all = {o.trace};
+  all.insert(all.end(), o.also.begin(), o.also.end());
+  return all;
 }
 
-replay::FitReplay replay_once(const ThinkFitFlags& o, size_t k, unsigned round, const std::string& self) {
-  const std::string s = stem(o, k, round);
-  std::vector<std::string> argv = {self, "replay", o.trace, "--root", s + ".root", "--init", "-o", s + ".rastro",
+// The replay of candidate k on capture c in round `round`: its files' stem in DIR (the capture
+// named only when there are several).
+std::string stem(const ThinkFitFlags& o, size_t k, size_t c, unsigned round) {
+  const std::string capture = o.also.empty() ? "" : fmt::format(".capture-{}", c + 1);
+  return (fs::path(o.dir) / fmt::format("candidate-{}{}.round-{}", k + 1, capture, round)).string();
+}
+
+replay::FitReplay replay_once(const ThinkFitFlags& o, size_t k, size_t c, unsigned round, const std::string& self) {
+  const std::string s = stem(o, k, c, round);
+  const std::string trace = captures(o)[c];
+  std::vector<std::string> argv = {self, "replay", trace, "--root", s + ".root", "--init", "-o", s + ".rastro",
                                    "--summary-json", s + ".json", "--think-work", o.candidates[k]};
   if (!has_timing(o.replay_flags)) argv.insert(argv.end(), {"-T", "think"});
   argv.insert(argv.end(), o.replay_flags.begin(), o.replay_flags.end());
+  const std::string on = o.also.empty() ? "" : fmt::format(" on {}", trace);
   if (round <= o.rounds)
-    fmt::print(stderr, "think-fit: round {} of {}, --think-work {} ...\n", round, o.rounds, o.candidates[k]);
+    fmt::print(stderr, "think-fit: round {} of {}, --think-work {}{} ...\n", round, o.rounds, o.candidates[k], on);
   else
-    fmt::print(stderr, "think-fit: round {} (a near tie: at most {}), --think-work {} ...\n", round, o.max_rounds,
-               o.candidates[k]);
+    fmt::print(stderr, "think-fit: round {} (a near tie: at most {}), --think-work {}{} ...\n", round, o.max_rounds,
+               o.candidates[k], on);
   const campaign::ProcessResult r = campaign::run_process(argv, o.timeout_s);
   write_text_atomically(s + ".log", r.output);
   std::error_code ec;
@@ -86,7 +100,7 @@ replay::FitReplay replay_once(const ThinkFitFlags& o, size_t k, unsigned round, 
     throw Error(fmt::format("think-fit: the replay with --think-work {} failed (exit {}{}): see {}.log",
                             o.candidates[k], r.status, r.timed_out ? ", timed out" : "", s));
   replay::FitReplay fr;
-  for (const auto& row : trace::compare_replay(o.trace, s + ".rastro").by_class)
+  for (const auto& row : trace::compare_replay(trace, s + ".rastro").by_class)
     fr.classes[row.key] = {row.latency_ratio_median_corrected, row.timed};
   return fr;
 }
@@ -100,12 +114,16 @@ void run(const ThinkFitFlags& o) {
   if (o.rounds == 0) throw Error("think-fit: --rounds must be at least 1");
   if (o.max_rounds < o.rounds)
     throw Error(fmt::format("think-fit: --max-rounds {} is fewer than --rounds {}", o.max_rounds, o.rounds));
-  if (!fs::exists(o.trace)) throw Error(fmt::format("think-fit: no trace at {}", o.trace));
+  const std::vector<std::string> traces = captures(o);
+  for (const std::string& t : traces)
+    if (!fs::exists(t)) throw Error(fmt::format("think-fit: no trace at {}", t));
   fs::create_directories(o.dir);
   for (size_t k = 0; k < o.candidates.size(); ++k) {
-    for (unsigned round = 1; round <= o.max_rounds; ++round) {
-      if (fs::exists(stem(o, k, round) + ".root"))
-        throw Error(fmt::format("think-fit: {}.root exists already: give an empty -d DIR", stem(o, k, round)));
+    for (size_t c = 0; c < traces.size(); ++c) {
+      for (unsigned round = 1; round <= o.max_rounds; ++round) {
+        if (fs::exists(stem(o, k, c, round) + ".root"))
+          throw Error(fmt::format("think-fit: {}.root exists already: give an empty -d DIR", stem(o, k, c, round)));
+      }
     }
   }
   const std::string self = campaign::self_executable();
@@ -115,10 +133,12 @@ void run(const ThinkFitFlags& o) {
   unsigned round = 0;
   auto run_round = [&](const std::vector<size_t>& which) {
     ++round;
-    for (size_t i = 0; i < which.size(); ++i) {
-      const size_t k = which[round % 2 == 1 ? i : which.size() - 1 - i];
-      cands[k].replays.push_back(replay_once(o, k, round, self));
-      outputs[k].push_back(stem(o, k, round) + ".rastro");
+    for (size_t c = 0; c < traces.size(); ++c) {
+      for (size_t i = 0; i < which.size(); ++i) {
+        const size_t k = which[round % 2 == 1 ? i : which.size() - 1 - i];
+        cands[k].replays.push_back(replay_once(o, k, c, round, self));
+        outputs[k].push_back(stem(o, k, c, round) + ".rastro");
+      }
     }
   };
   std::vector<size_t> all(cands.size());
@@ -155,6 +175,7 @@ void run(const ThinkFitFlags& o) {
   if (!o.json.empty()) {
     nlohmann::json j;
     j["trace"] = o.trace;
+    j["captures"] = traces;
     j["rounds"] = round;  // --rounds, and the rounds that broke a near tie
     j["min_calls"] = o.min_calls;
     j["replay_flags"] = o.replay_flags;
@@ -175,13 +196,18 @@ void run(const ThinkFitFlags& o) {
 
 cli::RegisterCommand register_think_fit{
     {"think-fit",
-     "Choose --think-work for a program: replays one of its captures on the machine that made it with each "
-     "candidate (default none, memory, memory,code), --rounds times each in alternating order, compares each "
-     "replay with the capture per call class, and prints the ratios and the candidate whose ratios lie nearest 1 "
+     "Choose --think-work for a program: replays its capture (and any --also captures) on the machine that made "
+     "it with each candidate (default none, memory, memory,code), --rounds times each in alternating order, "
+     "compares each replay with its capture per call class, and prints the ratios and the candidate whose ratios lie nearest 1 "
      "(mean |ln ratio|) — to replay the program's other captures with",
      106, [](CLI::App& app) {
        auto o = std::make_shared<ThinkFitFlags>();
        app.add_option("TRACE", o->trace, "A capture of the program (a trace replayable with --init)")->required();
+       app.add_option("--also", o->also,
+                      "A further capture of the same program (repeat the option): every round replays each "
+                      "candidate on each capture, and a candidate's ratios are over all its replays — a fit for "
+                      "the program, not for one run of it")
+           ->allow_extra_args(false);
        app.add_option("-d,--dir", o->dir,
                       "Where the replays go: per candidate and round its output (.rastro), summary (.json) and log; "
                       "each root is made there and deleted after its replay")
@@ -190,7 +216,7 @@ cli::RegisterCommand register_think_fit{
                       "A --think-work value to try (repeat the option; default: none, memory, memory,code; the "
                       "first of equal scores wins)")
            ->allow_extra_args(false);  // one value per --candidate: a "--" after it starts the replay flags
-       app.add_option("--rounds", o->rounds, "Replays per candidate")->capture_default_str();
+       app.add_option("--rounds", o->rounds, "Rounds, each a replay of every candidate on every capture")->capture_default_str();
        app.add_option("--max-rounds", o->max_rounds,
                       "While the fit is a near tie (a candidate scores within 0.05 of it), the two get one more "
                       "round each, up to this many rounds in all (--rounds: none)")

@@ -5,9 +5,9 @@
 // calls (its cheap calls replayed at 0.66 of traced without think work, ~1.0 with 4 MiB of data
 // read through each gap), git's C loops do not (every class within 15 % with processes alone,
 // 1.17-1.32 for `namespace` with think work). So it is fitted where the truth is known: replays
-// of one capture, on the machine that made it, with each candidate, compared with the capture
-// per call class. The candidate whose class latency ratios lie nearest 1 is the fit, to be used
-// for the program's other captures (judged on them, not on the one it was fitted on).
+// of its captures, on the machine that made them, with each candidate, each compared with its
+// capture per call class. The candidate whose class latency ratios lie nearest 1 is the fit, to be
+// used for the program's other captures (judged on them, not on the ones it was fitted on).
 #pragma once
 
 #include <cstdint>

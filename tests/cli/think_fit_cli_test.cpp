@@ -7,7 +7,9 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -25,13 +27,14 @@ using rastro::cli_test::sh;
 using rastro::cli_test::slurp;
 using rastro::cli_test::TempDir;
 
-// One thread opens a file it reads, then seeks and reads it 8 times, 2 ms of its own work apart.
-std::string write_trace(const std::string& dir) {
+// One thread opens a file it reads, then seeks and reads it 8 times, 2 ms of its own work apart,
+// each call taking `call_ns`.
+std::string write_trace(const std::string& dir, const std::string& name = "seeks", int64_t call_ns = 3'000) {
   trace::Trace t;
   const trace::StrId file = t.strings.intern("/data/f");
   int64_t at = 1'000'000;
-  auto call = [&](const char* name, std::initializer_list<trace::Arg> args, int64_t rv) {
-    rastro::cli_test::append_call(t, name, args, rv, at, 3'000);
+  auto call = [&](const char* syscall, std::initializer_list<trace::Arg> args, int64_t rv) {
+    rastro::cli_test::append_call(t, syscall, args, rv, at, call_ns);
     at += 2'000'000;
   };
   call("openat", {{trace::ArgType::kDirFd, -100, 0}, {trace::ArgType::kPath, 0, file}, {trace::ArgType::kOpenFlags, O_RDONLY, 0}},
@@ -42,7 +45,7 @@ std::string write_trace(const std::string& dir) {
   }
   call("close", {{trace::ArgType::kFd, 3, file}}, 0);
   t.header.complete = true;
-  const std::string path = dir + "/seeks.rastro";
+  const std::string path = dir + "/" + name + ".rastro";
   trace::write_trace(path, t);
   return path;
 }
@@ -76,7 +79,6 @@ TEST(ThinkFitCli, ReportsCompareRatiosPerCandidateAndFitsTheLowestScore) {
     if (c["score"].get<double>() < j["candidates"][best]["score"].get<double>()) best = k;
   }
   EXPECT_EQ(j["fit"], j["candidates"][best]["think_work"]);
-  // The other candidate is a near tie when it scores within 0.05 of the fit.
   // The other candidate is a near tie when it scores within 0.05 of the fit — and then only after
   // --max-rounds (3): a near tie gets more rounds until decided.
   const double gap = std::fabs(j["candidates"][0]["score"].get<double>() - j["candidates"][1]["score"].get<double>());
@@ -97,6 +99,40 @@ TEST(ThinkFitCli, ReportsCompareRatiosPerCandidateAndFitsTheLowestScore) {
     EXPECT_NE(entry.path().extension(), ".root") << entry.path();
 }
 
+// With --also, each round replays every candidate on every capture, and each replay is compared
+// with the capture it replayed: the second capture's calls took 10 times as long, so a replay
+// judged against the other capture would give a ratio 10 times off.
+TEST(ThinkFitCli, SeveralCapturesEachReplayJudgedAgainstItsOwnCapture) {
+  TempDir d;
+  const std::vector<std::string> traces = {write_trace(d.path, "fast"), write_trace(d.path, "slow", 30'000)};
+  const std::string out = d.path + "/fit";
+  const auto r = sh(kRastro + " think-fit " + traces[0] + " --also " + traces[1] + " -d " + out +
+                    " --candidate none --candidate memory:256K --rounds 1 --max-rounds 1 --json " + d.path +
+                    "/fit.json -- -e workers -O fs");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(slurp(d.path + "/fit.json"));
+  EXPECT_EQ(j["captures"], nlohmann::json(traces));
+  for (size_t k = 0; k < 2; ++k) {
+    const auto& c = j["candidates"][k];
+    ASSERT_EQ(c["replays"].size(), 2u) << c.dump();  // one round, two captures
+    double log_sum = 0;
+    for (size_t i = 0; i < 2; ++i) {
+      const std::string replay = c["replays"][i].get<std::string>();
+      EXPECT_EQ(replay, fmt::format("{}/candidate-{}.capture-{}.round-1.rastro", out, k + 1, i + 1));
+      const auto cmp = sh(kRastro + " compare --json " + traces[i] + " " + replay);
+      ASSERT_EQ(cmp.status, 0) << cmp.out;
+      const auto report = nlohmann::json::parse(cmp.out);  // named: a range-for over a temporary's member dangles
+      for (const auto& row : report["by_class"])
+        if (row["key"] == "data") log_sum += std::log(row["latency_ratio_median_corrected"].get<double>());
+    }
+    const double ratio = std::exp(log_sum / 2);
+    EXPECT_NEAR(c["ratio"]["data"].get<double>(), ratio, 1e-9 * ratio) << c.dump();
+  }
+  EXPECT_NE(r.out.find("fit: --think-work " + j["fit"].get<std::string>()), std::string::npos) << r.out;
+  for (const auto& entry : fs::directory_iterator(out))
+    EXPECT_NE(entry.path().extension(), ".root") << entry.path();
+}
+
 TEST(ThinkFitCli, RefusesTheFlagsItOwnsBeforeMakingAnything) {
   TempDir d;
   const std::string trace = write_trace(d.path);
@@ -109,6 +145,9 @@ TEST(ThinkFitCli, RefusesTheFlagsItOwnsBeforeMakingAnything) {
   r = sh(kRastro + " think-fit " + trace + " -d " + d.path + "/fit --rounds 3 --max-rounds 2");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("--max-rounds 2 is fewer than --rounds 3"), std::string::npos) << r.out;
+  r = sh(kRastro + " think-fit " + trace + " --also " + d.path + "/missing.rastro -d " + d.path + "/fit");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("no trace at " + d.path + "/missing.rastro"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(d.path + "/fit"));
 }
 
