@@ -6,8 +6,8 @@
 // order on alternate rounds so none always runs first; each replay is compared with its capture per
 // call class (`rastro compare`'s ratios) and its root deleted. Several captures fit the program,
 // not one run of it: a run's own quirks (its page cache, its neighbours) move its ratios as much as
-// the candidates do (the mmap reader: `memory,code` on one capture, `none` on another). While the fit is a near tie, the two tied
-// candidates get one more round each, up to --max-rounds. Prints the classes' latency ratios per
+// the candidates do (the mmap reader: `memory,code` on one capture, `none` on another). While the
+// fit is a near tie, the two tied candidates get one more round each, up to --max-rounds. Prints the classes' latency ratios per
 // candidate, their score (mean |ln ratio|) and the fit, which the program's other captures are then
 // replayed with.
 //
@@ -79,9 +79,10 @@ std::string stem(const ThinkFitFlags& o, size_t k, size_t c, unsigned round) {
   return (fs::path(o.dir) / fmt::format("candidate-{}{}.round-{}", k + 1, capture, round)).string();
 }
 
-replay::FitReplay replay_once(const ThinkFitFlags& o, size_t k, size_t c, unsigned round, const std::string& self) {
+// Candidate k replayed on capture c (`trace`) in round `round`, compared with that capture.
+replay::FitReplay replay_once(const ThinkFitFlags& o, size_t k, size_t c, const std::string& trace, unsigned round,
+                              const std::string& self) {
   const std::string s = stem(o, k, c, round);
-  const std::string trace = captures(o)[c];
   std::vector<std::string> argv = {self, "replay", trace, "--root", s + ".root", "--init", "-o", s + ".rastro",
                                    "--summary-json", s + ".json", "--think-work", o.candidates[k]};
   if (!has_timing(o.replay_flags)) argv.insert(argv.end(), {"-T", "think"});
@@ -136,7 +137,7 @@ void run(const ThinkFitFlags& o) {
     for (size_t c = 0; c < traces.size(); ++c) {
       for (size_t i = 0; i < which.size(); ++i) {
         const size_t k = which[round % 2 == 1 ? i : which.size() - 1 - i];
-        cands[k].replays.push_back(replay_once(o, k, c, round, self));
+        cands[k].replays.push_back(replay_once(o, k, c, traces[c], round, self));
         outputs[k].push_back(stem(o, k, c, round) + ".rastro");
       }
     }
@@ -198,8 +199,8 @@ cli::RegisterCommand register_think_fit{
     {"think-fit",
      "Choose --think-work for a program: replays its capture (and any --also captures) on the machine that made "
      "it with each candidate (default none, memory, memory,code), --rounds times each in alternating order, "
-     "compares each replay with its capture per call class, and prints the ratios and the candidate whose ratios lie nearest 1 "
-     "(mean |ln ratio|) — to replay the program's other captures with",
+     "compares each replay with its capture per call class, and prints the ratios and the candidate whose ratios "
+     "lie nearest 1 (mean |ln ratio|) — to replay the program's other captures with",
      106, [](CLI::App& app) {
        auto o = std::make_shared<ThinkFitFlags>();
        app.add_option("TRACE", o->trace, "A capture of the program (a trace replayable with --init)")->required();
@@ -216,7 +217,8 @@ cli::RegisterCommand register_think_fit{
                       "A --think-work value to try (repeat the option; default: none, memory, memory,code; the "
                       "first of equal scores wins)")
            ->allow_extra_args(false);  // one value per --candidate: a "--" after it starts the replay flags
-       app.add_option("--rounds", o->rounds, "Rounds, each a replay of every candidate on every capture")->capture_default_str();
+       app.add_option("--rounds", o->rounds, "Rounds, each a replay of every candidate on every capture")
+           ->capture_default_str();
        app.add_option("--max-rounds", o->max_rounds,
                       "While the fit is a near tie (a candidate scores within 0.05 of it), the two get one more "
                       "round each, up to this many rounds in all (--rounds: none)")
