@@ -57,7 +57,7 @@ TEST(CoordinatorEngine, ChainRunsAThreadsOwnSequenceWithoutTheCoordinator) {
 
 // The requests available at the start are found before the workers start. Here thread 10's first
 // request comes first in the plan and the rest of its requests last, after 400 000 of thread 11's:
-// its worker reaches them long before a scan of the plan would (CI failure of 0aa3ef5, where the
+// its worker reaches them long before a scan of the plan would (CI failure of f39542b, where the
 // coordinator scanned after the start and handed over requests a worker had already run: they
 // ran twice and out of their thread's order).
 TEST(CoordinatorEngine, ChainedRequestsAreNotHandedOverAgainByTheStartingScan) {
