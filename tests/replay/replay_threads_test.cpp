@@ -304,6 +304,56 @@ TEST_P(ReplayProcessDies, AReplayProcessThatDiesEndsTheReplayWithAnError) {
 INSTANTIATE_TEST_SUITE_P(Engines, ReplayProcessDies, ::testing::Values(EngineKind::kWorkers, EngineKind::kCoordinator),
                          [](const auto& p) { return std::string(engine_name(p.param)); });
 
+// The tasks of a replay process whose traced process had one thread do not share an fd table:
+// the thread that watches for the engine's end took its own (replay_threads.cpp, end_with_engine).
+// Shared, the table would put every replayed fd call on the kernel's slower path for a table used
+// by several tasks, which the traced process, alone with its table, never took.
+class ReplayProcessTables : public ::testing::TestWithParam<EngineKind> {};
+
+std::vector<pid_t> tasks_of(pid_t pid) {
+  std::vector<pid_t> v;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec))
+    v.push_back(std::stoi(task.path().filename()));
+  return v;
+}
+
+TEST_P(ReplayProcessTables, NoOtherTaskSharesAReplayProcesssFdTable) {
+  if (!detail::kProcessesAvailable) GTEST_SKIP() << "ThreadSanitizer build: no replay processes (replay_threads.h)";
+  if (files_compare(gettid(), gettid()) < 0) GTEST_SKIP() << "kcmp(KCMP_FILES): " << std::strerror(errno);
+  testing::TempDir root;
+  SandboxResolver sb(root.path());
+  Plan plan = testing::hand_plan(a_fork_then_a_gap(2'000'000'000), false);
+  EngineOptions o;
+  o.processes = true;
+  o.timing = parse_timing("think").take();
+  auto replay = std::async(std::launch::async, [&] { return run_engine(GetParam(), plan, sb, o); });
+  // Traced process 1's replay process is this process's child, traced process 2's its child.
+  std::set<pid_t> replay_processes;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (replay_processes.size() < 2 && std::chrono::steady_clock::now() < give_up) {
+    for (pid_t p1 : children_of(getpid())) {
+      replay_processes.insert(p1);
+      for (pid_t p2 : children_of(p1)) replay_processes.insert(p2);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // their threads started (the gap is 2 s)
+  EXPECT_EQ(replay_processes.size(), 2u) << "the replay processes did not all appear";
+  for (pid_t p : replay_processes) {
+    const std::vector<pid_t> tasks = tasks_of(p);
+    for (size_t i = 0; i < tasks.size(); ++i)
+      for (size_t j = i + 1; j < tasks.size(); ++j)
+        EXPECT_NE(files_compare(tasks[i], tasks[j]), 0)
+            << "tasks " << tasks[i] << " and " << tasks[j] << " of replay process " << p << " share an fd table";
+  }
+  ASSERT_EQ(replay.wait_for(std::chrono::seconds(20)), std::future_status::ready) << "the replay hung";
+  EXPECT_EQ(replay.get().stats.skipped_total(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, ReplayProcessTables, ::testing::Values(EngineKind::kWorkers, EngineKind::kCoordinator),
+                         [](const auto& p) { return std::string(engine_name(p.param)); });
+
 // The other way round: the replay processes end with the engine's process. Killed, it leaves none
 // of them replaying on (here for 10 s more of think gaps) a replay nobody will read, nor their
 // temporary directory. The engine runs in a child of the test, which takes in the orphaned replay
