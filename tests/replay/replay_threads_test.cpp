@@ -265,6 +265,33 @@ trace::Trace a_fork_then_a_gap(int64_t gap_ns) {
   return b.take();
 }
 
+// A replay in replay processes, under think timing (a_fork_then_a_gap's gap is waited out).
+EngineOptions processes_think() {
+  EngineOptions o;
+  o.processes = true;
+  o.timing = parse_timing("think").take();
+  return o;
+}
+
+// A replay of `plan` with processes_think(), started on another thread.
+std::future<EngineResult> replay_in_processes(EngineKind engine, const Plan& plan, SandboxResolver& sb) {
+  const EngineOptions o = processes_think();
+  return std::async(std::launch::async, [engine, &plan, &sb, o] { return run_engine(engine, plan, sb, o); });
+}
+
+// The replay processes of a_fork_then_a_gap's traced processes 1 and 2: 1's is a child of
+// `engine` (the engine's process), 2's a child of 1's. Waited for up to 20 s; 0 for one not seen.
+std::pair<pid_t, pid_t> two_replay_processes(pid_t engine) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < give_up) {
+    for (pid_t p1 : children_of(engine))
+      for (pid_t p2 : children_of(p1)) return {p1, p2};
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const std::vector<pid_t> p1 = children_of(engine);
+  return {p1.empty() ? 0 : p1.front(), 0};
+}
+
 // A replay process that dies (here: killed while its thread waits out a 3 s think gap) ends the
 // replay with an error naming its traced process, promptly: its parent, which waits for it, and
 // the engine are not left waiting for requests it will never complete.
@@ -276,18 +303,8 @@ TEST_P(ReplayProcessDies, AReplayProcessThatDiesEndsTheReplayWithAnError) {
   testing::TempDir root;
   SandboxResolver sb(root.path());
   Plan plan = testing::hand_plan(a_fork_then_a_gap(3'000'000'000), false);
-  EngineOptions o;
-  o.processes = true;
-  o.timing = parse_timing("think").take();
-  auto replay = std::async(std::launch::async, [&] { return run_engine(GetParam(), plan, sb, o); });
-  // The engine's child is traced process 1's replay process; its child, traced process 2's.
-  pid_t victim = 0;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (victim == 0 && std::chrono::steady_clock::now() < give_up) {
-    for (pid_t p1 : children_of(getpid()))
-      for (pid_t p2 : children_of(p1)) victim = p2;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  auto replay = replay_in_processes(GetParam(), plan, sb);
+  const pid_t victim = two_replay_processes(getpid()).second;
   ASSERT_NE(victim, 0) << "no replay process of traced process 2 appeared";
   ASSERT_EQ(kill(victim, SIGKILL), 0);
   ASSERT_EQ(replay.wait_for(std::chrono::seconds(20)), std::future_status::ready) << "the replay hung";
@@ -324,23 +341,12 @@ TEST_P(ReplayProcessTables, NoOtherTaskSharesAReplayProcesssFdTable) {
   testing::TempDir root;
   SandboxResolver sb(root.path());
   Plan plan = testing::hand_plan(a_fork_then_a_gap(2'000'000'000), false);
-  EngineOptions o;
-  o.processes = true;
-  o.timing = parse_timing("think").take();
-  auto replay = std::async(std::launch::async, [&] { return run_engine(GetParam(), plan, sb, o); });
-  // Traced process 1's replay process is this process's child, traced process 2's its child.
-  std::set<pid_t> replay_processes;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (replay_processes.size() < 2 && std::chrono::steady_clock::now() < give_up) {
-    for (pid_t p1 : children_of(getpid())) {
-      replay_processes.insert(p1);
-      for (pid_t p2 : children_of(p1)) replay_processes.insert(p2);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  auto replay = replay_in_processes(GetParam(), plan, sb);
+  const auto [p1, p2] = two_replay_processes(getpid());
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // their threads started (the gap is 2 s)
-  EXPECT_EQ(replay_processes.size(), 2u) << "the replay processes did not all appear";
-  for (pid_t p : replay_processes) {
+  EXPECT_TRUE(p1 != 0 && p2 != 0) << "the replay processes did not all appear";
+  for (pid_t p : {p1, p2}) {
+    if (p == 0) continue;
     const std::vector<pid_t> tasks = tasks_of(p);
     for (size_t i = 0; i < tasks.size(); ++i)
       for (size_t j = i + 1; j < tasks.size(); ++j)
@@ -363,9 +369,7 @@ TEST(ReplayThreads, TheReplayProcessesEndWhenTheEnginesProcessIsKilled) {
   testing::TempDir root, tmp;
   SandboxResolver sb(root.path());
   Plan plan = testing::hand_plan(a_fork_then_a_gap(10'000'000'000), false);
-  EngineOptions o;
-  o.processes = true;
-  o.timing = parse_timing("think").take();
+  const EngineOptions o = processes_think();
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0) << std::strerror(errno);
   const pid_t engine = ::fork();
   ASSERT_GE(engine, 0) << std::strerror(errno);
@@ -378,14 +382,9 @@ TEST(ReplayThreads, TheReplayProcessesEndWhenTheEnginesProcessIsKilled) {
     ::_exit(0);
   }
   std::set<pid_t> replay_processes;  // traced process 1's, and its child, traced process 2's
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (replay_processes.size() < 2 && std::chrono::steady_clock::now() < give_up) {
-    for (pid_t p1 : children_of(engine)) {
-      replay_processes.insert(p1);
-      for (pid_t p2 : children_of(p1)) replay_processes.insert(p2);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const auto [p1, p2] = two_replay_processes(engine);
+  for (pid_t p : {p1, p2})
+    if (p != 0) replay_processes.insert(p);
   // Held through pidfds: a replay process may be reaped by its parent (another replay process)
   // rather than by this one, and its pid then names nothing, or another process.
   std::map<pid_t, int> pidfds;
